@@ -1,0 +1,186 @@
+/* Public API of the FXT reader (reader/): a streaming, bounds-checked parser over a mapped
+ * archive that delivers records in file order as plain structs, with string and thread refs
+ * already resolved through the current provider's tables. Any bytes are safe input: the reader
+ * never reads out of bounds and always advances or stops. One reader is used by one thread;
+ * distinct readers are independent. Views (struct fxt_sv) point into the mapped file and stay
+ * valid until fxt_reader_close(). */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_READER_H
+#define FXT_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fxt_reader;
+
+/* A string view into the archive: not NUL-terminated. */
+struct fxt_sv {
+	const char *s;
+	uint32_t len;
+};
+
+/* A process/thread koid pair, resolved from a thread ref or read inline. */
+struct fxt_koids {
+	uint64_t pid;
+	uint64_t tid;
+};
+
+/* One argument (trace-format.md#arguments); type is an enum fxt_arg_type value. */
+struct fxt_arg {
+	unsigned type;
+	struct fxt_sv name;
+	union {
+		int64_t i64;	/* int32, int64 */
+		uint64_t u64;	/* uint32, uint64, pointer, koid */
+		double dbl;
+		int boolean;
+		struct fxt_sv str;
+	} v;
+};
+
+/* One decoded record. type is an enum fxt_record_type value (writer/fields.h), numbers in
+ * the sub-structs are the spec's enum values. Only the member matching type is meaningful. */
+struct fxt_record {
+	uint64_t offset;	/* byte offset of the header word in the archive */
+	uint64_t words;		/* record size in 8-byte words, header included */
+	unsigned type;
+	uint32_t provider_id;	/* provider whose section holds the record (0 before any) */
+	union {
+		struct {
+			unsigned meta_type;	/* enum fxt_metadata_type */
+			uint32_t provider_id;
+			struct fxt_sv name;	/* provider info */
+			unsigned event_id;	/* provider event */
+			unsigned trace_info_type;
+			uint32_t magic;		/* trace info, magic number record */
+		} meta;
+		struct {
+			uint64_t ticks_per_second;
+		} init;
+		struct {
+			uint16_t index;
+			struct fxt_sv str;
+		} string;
+		struct {
+			uint8_t index;
+			struct fxt_koids koids;
+		} thread;
+		struct {
+			unsigned event_type;	/* enum fxt_event_type */
+			uint64_t ts;
+			struct fxt_koids thread;
+			struct fxt_sv category;
+			struct fxt_sv name;
+			uint64_t end_ts;	/* duration complete */
+			uint64_t id;		/* counter id, async or flow correlation id */
+		} event;
+		struct {
+			struct fxt_sv name;
+			unsigned blob_type;
+			const void *data;
+			uint32_t size;
+		} blob;
+		struct {
+			uint64_t pointer;
+			uint64_t process_koid;
+			struct fxt_sv name;
+		} uobj;
+		struct {
+			unsigned obj_type;	/* ZX_OBJ_TYPE_*: 1 process, 2 thread */
+			uint64_t koid;
+			struct fxt_sv name;
+		} kobj;
+		struct {
+			unsigned sched_type;	/* enum fxt_sched_type */
+			uint64_t ts;
+			unsigned cpu;
+			unsigned out_state;
+			struct fxt_koids out_thread;	/* context switch (tid only) or legacy */
+			struct fxt_koids in_thread;	/* context switch (tid only) or legacy */
+			uint64_t waking_tid;		/* thread wakeup */
+			unsigned out_prio, in_prio;	/* legacy */
+		} sched;
+		struct {
+			uint64_t ts;
+			struct fxt_koids thread;
+			struct fxt_sv msg;
+		} log;
+		struct {
+			unsigned large_type;	/* enum fxt_large_type */
+			unsigned format;	/* enum fxt_lblob_format */
+			struct fxt_sv category;
+			struct fxt_sv name;
+			uint64_t ts;		/* format 0 */
+			struct fxt_koids thread; /* format 0 */
+			const void *data;
+			uint64_t size;
+		} large;
+	} u;
+	unsigned nargs;
+	struct fxt_arg args[15];
+};
+
+/* Reader options for fxt_reader_open*(): */
+enum fxt_reader_flags {
+	/* Report every structural violation as an error: non-zero reserved bits, invalid UTF-8,
+	 * refs to strings/threads never registered, argument sizes that do not match their type.
+	 * Without it, such records are still decoded as well as possible (unknown refs become
+	 * empty strings / zero koids) and counted in fxt_reader_stats. */
+	FXT_READER_STRICT = 1 << 0,
+};
+
+/* Result codes of fxt_reader_next(). */
+enum fxt_read_result {
+	FXT_READ_RECORD = 1,	  /* *rec holds the next record */
+	FXT_READ_END = 0,	  /* clean end of archive */
+	FXT_READ_TRUNCATED = -1,  /* last record runs past the end: everything before it was read */
+	FXT_READ_CORRUPT = -2,	  /* malformed record: see fxt_reader_error() */
+};
+
+/* What went wrong, where. msg is one line without a newline. */
+struct fxt_read_error {
+	uint64_t offset;
+	char msg[160];
+};
+
+/* Counters kept while reading (all records, also skipped ones). */
+struct fxt_reader_stats {
+	uint64_t records;
+	uint64_t unknown_skipped;	/* records of unknown type or subtype, skipped */
+	uint64_t lenient_fixes;		/* violations tolerated outside STRICT mode */
+	uint64_t bytes;			/* bytes consumed so far */
+};
+
+/* Maps the file read-only. Returns 0 or a negative errno (file missing, a directory: -EISDIR,
+ * unreadable). An empty file opens and reads as FXT_READ_END... callers that need the magic
+ * number check it on the first record. Thread-safe: each call makes an independent reader. */
+int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags);
+
+/* Reads from memory the caller keeps alive until close. Same result codes. */
+int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, unsigned flags);
+
+void fxt_reader_close(struct fxt_reader *r);
+
+/* Decodes the next record into *rec. Returns an enum fxt_read_result. After TRUNCATED or
+ * CORRUPT every further call returns the same code. Unknown record types are skipped (counted
+ * in stats) as the spec allows; they never end the read. */
+int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
+
+const struct fxt_read_error *fxt_reader_error(const struct fxt_reader *r);
+const struct fxt_reader_stats *fxt_reader_stats(const struct fxt_reader *r);
+
+/* Name of a provider seen so far in provider info records, or an empty view. */
+struct fxt_sv fxt_reader_provider_name(const struct fxt_reader *r, uint32_t provider_id);
+
+/* Converts ticks to nanoseconds with the current provider's initialization record
+ * (1 tick = 1 ns when there is none, as the spec says). */
+uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fxtauto needs to build and test (run as root, or with sudo).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config clang libdw-dev libelf-dev libunwind-dev bats uftrace
+      python3 valgrind gdb util-linux procps file binutils)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

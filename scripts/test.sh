@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds and runs every test: release build with -Werror, the same tests under ASan+UBSan,
+# the buffer tests under TSan, and the reader fuzzer for FXT_FUZZ_SECONDS (default 60).
+# Exits non-zero on the first failing stage. Build trees: build/, build-asan/, build-tsan/, build-fuzz/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+stage() { printf '\n=== %s ===\n' "$*"; }
+
+stage "release build (-Werror)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXT_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+stage "release tests"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+stage "ASan+UBSan build"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFXT_WERROR=ON -DFXT_SANITIZE=address,undefined >/dev/null
+cmake --build build-asan -j"$jobs"
+stage "ASan+UBSan tests"
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE nosan
+
+stage "TSan build and buffer tests"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DFXT_WERROR=ON -DFXT_SANITIZE=thread >/dev/null
+cmake --build build-tsan -j"$jobs"
+ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L tsan
+
+if [ -f tests/fuzz/CMakeLists.txt ] || [ -f tests/fuzz.cmake ]; then
+	stage "reader fuzzer (${FXT_FUZZ_SECONDS:-60} s)"
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DFXT_FUZZ=ON -DFXT_BUILD_TESTS=ON >/dev/null
+	cmake --build build-fuzz -j"$jobs" --target fuzz-reader
+	bash tests/fuzz/run.sh build-fuzz "${FXT_FUZZ_SECONDS:-60}"
+fi
+echo "all test stages passed"

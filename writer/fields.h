@@ -1,0 +1,184 @@
+/* FXT bit layouts as data: one mask per field of ../shared/spec/trace-format.md, named after
+ * the spec, and the two helpers that pack and unpack them. Writer and reader both include this
+ * file; no other file shifts record bits. Header-only, no state, safe anywhere (signal handlers
+ * included). Bit ranges are inclusive [lo, hi] as in the spec. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_WRITER_FIELDS_H
+#define FXT_WRITER_FIELDS_H
+
+#include <stdint.h>
+
+/* A mask covering bits lo..hi inclusive (0 <= lo <= hi <= 63). */
+#define FXT_BITS(lo, hi) ((~0ULL >> (63 - (hi))) & (~0ULL << (lo)))
+
+/* Lowest set bit of a non-zero mask: the field's shift. */
+static inline unsigned fxt_field_shift(uint64_t mask)
+{
+	return (unsigned)__builtin_ctzll(mask);
+}
+
+/* Packs v into the field; bits of v beyond the field's width are dropped. */
+static inline uint64_t fxt_field_prep(uint64_t mask, uint64_t v)
+{
+	return (v << fxt_field_shift(mask)) & mask;
+}
+
+/* Extracts the field from a word. */
+static inline uint64_t fxt_field_get(uint64_t mask, uint64_t word)
+{
+	return (word & mask) >> fxt_field_shift(mask);
+}
+
+/* Largest value a field can hold. */
+#define FXT_FIELD_MAX(mask) ((mask) >> __builtin_ctzll(mask))
+
+/* ---- record header (trace-format.md#record-header) ---- */
+#define FXT_RECORD_TYPE FXT_BITS(0, 3)
+#define FXT_RECORD_SIZE FXT_BITS(4, 15) /* in words, header included */
+#define FXT_RECORD_MAX_WORDS 4095u
+
+/* ---- large record header (trace-format.md#large-record-header) ---- */
+#define FXT_LARGE_RECORD_SIZE FXT_BITS(4, 35)
+#define FXT_LARGE_RECORD_TYPE FXT_BITS(36, 39)
+#define FXT_LARGE_BLOB_FORMAT FXT_BITS(40, 43)
+
+enum fxt_record_type {
+	FXT_RT_METADATA = 0,
+	FXT_RT_INITIALIZATION = 1,
+	FXT_RT_STRING = 2,
+	FXT_RT_THREAD = 3,
+	FXT_RT_EVENT = 4,
+	FXT_RT_BLOB = 5,
+	FXT_RT_USERSPACE_OBJECT = 6,
+	FXT_RT_KERNEL_OBJECT = 7,
+	FXT_RT_SCHEDULING = 8,
+	FXT_RT_LOG = 9,
+	FXT_RT_LARGE = 15,
+};
+
+/* ---- metadata (trace-format.md#metadata-record) ---- */
+#define FXT_META_TYPE FXT_BITS(16, 19)
+#define FXT_META_PROVIDER_ID FXT_BITS(20, 51)
+#define FXT_META_NAME_LEN FXT_BITS(52, 59) /* provider info */
+#define FXT_META_EVENT_ID FXT_BITS(52, 55) /* provider event */
+#define FXT_META_TRACE_INFO_TYPE FXT_BITS(20, 23)
+#define FXT_META_MAGIC FXT_BITS(24, 55)
+#define FXT_MAGIC 0x16547846u
+/* The whole magic number record word: bytes 10 00 04 46 78 54 16 00. */
+#define FXT_MAGIC_RECORD 0x0016547846040010ULL
+
+enum fxt_metadata_type {
+	FXT_MT_PROVIDER_INFO = 1,
+	FXT_MT_PROVIDER_SECTION = 2,
+	FXT_MT_PROVIDER_EVENT = 3,
+	FXT_MT_TRACE_INFO = 4,
+};
+enum fxt_provider_event { FXT_PE_BUFFER_OVERFLOW = 0 };
+enum fxt_trace_info_type { FXT_TI_MAGIC = 0 };
+
+/* ---- string record (trace-format.md#string-record) ---- */
+#define FXT_STRING_INDEX FXT_BITS(16, 30)
+#define FXT_STRING_LEN FXT_BITS(32, 46)
+#define FXT_STRING_MAX_INDEX 0x7fffu
+#define FXT_STRING_MAX_LEN 32000u /* the spec's conservative limit */
+
+/* ---- string ref (trace-format.md#string-references): 16 bits ---- */
+#define FXT_STRREF_INLINE 0x8000u /* set: the low 15 bits are an inline length */
+#define FXT_STRREF_LEN_MASK 0x7fffu
+
+/* ---- thread record (trace-format.md#thread-record) ---- */
+#define FXT_THREAD_INDEX FXT_BITS(16, 23)
+#define FXT_THREAD_MAX_INDEX 255u
+
+/* ---- event record (trace-format.md#event-record) ---- */
+#define FXT_EVENT_TYPE FXT_BITS(16, 19)
+#define FXT_EVENT_ARG_CNT FXT_BITS(20, 23)
+#define FXT_EVENT_THREAD_REF FXT_BITS(24, 31)
+#define FXT_EVENT_CATEGORY_REF FXT_BITS(32, 47)
+#define FXT_EVENT_NAME_REF FXT_BITS(48, 63)
+#define FXT_MAX_ARGS 15u
+
+enum fxt_event_type {
+	FXT_ET_INSTANT = 0,
+	FXT_ET_COUNTER = 1,
+	FXT_ET_DURATION_BEGIN = 2,
+	FXT_ET_DURATION_END = 3,
+	FXT_ET_DURATION_COMPLETE = 4,
+	FXT_ET_ASYNC_BEGIN = 5,
+	FXT_ET_ASYNC_INSTANT = 6,
+	FXT_ET_ASYNC_END = 7,
+	FXT_ET_FLOW_BEGIN = 8,
+	FXT_ET_FLOW_STEP = 9,
+	FXT_ET_FLOW_END = 10,
+};
+
+/* ---- blob record (trace-format.md#blob-record) ---- */
+#define FXT_BLOB_NAME_REF FXT_BITS(16, 31)
+#define FXT_BLOB_SIZE FXT_BITS(32, 46)
+#define FXT_BLOB_TYPE FXT_BITS(48, 55)
+enum fxt_blob_type { FXT_BT_DATA = 1, FXT_BT_LAST_BRANCH = 2, FXT_BT_PERFETTO = 3 };
+
+/* ---- userspace object record (trace-format.md#userspace-object-record) ---- */
+#define FXT_UOBJ_THREAD_REF FXT_BITS(16, 23)
+#define FXT_UOBJ_NAME_REF FXT_BITS(24, 39)
+#define FXT_UOBJ_ARG_CNT FXT_BITS(40, 43)
+
+/* ---- kernel object record (trace-format.md#kernel-object-record) ---- */
+#define FXT_KOBJ_TYPE FXT_BITS(16, 23)
+#define FXT_KOBJ_NAME_REF FXT_BITS(24, 39)
+#define FXT_KOBJ_ARG_CNT FXT_BITS(40, 43)
+enum fxt_kobj_type { FXT_OBJ_TYPE_PROCESS = 1, FXT_OBJ_TYPE_THREAD = 2 };
+
+/* ---- scheduling records (trace-format.md#scheduling-record) ---- */
+#define FXT_SCHED_TYPE FXT_BITS(60, 63)
+#define FXT_SCHED_ARG_CNT FXT_BITS(16, 19)	 /* context switch, wakeup */
+#define FXT_SCHED_CPU FXT_BITS(20, 35)		 /* context switch, wakeup */
+#define FXT_SCHED_OUT_STATE FXT_BITS(36, 39)	 /* context switch */
+#define FXT_LEGACY_CS_CPU FXT_BITS(16, 23)
+#define FXT_LEGACY_CS_OUT_STATE FXT_BITS(24, 27)
+#define FXT_LEGACY_CS_OUT_THREAD FXT_BITS(28, 35)
+#define FXT_LEGACY_CS_IN_THREAD FXT_BITS(36, 43)
+#define FXT_LEGACY_CS_OUT_PRIO FXT_BITS(44, 51)
+#define FXT_LEGACY_CS_IN_PRIO FXT_BITS(52, 59)
+enum fxt_sched_type { FXT_ST_LEGACY_CONTEXT_SWITCH = 0, FXT_ST_CONTEXT_SWITCH = 1, FXT_ST_THREAD_WAKEUP = 2 };
+
+/* ---- log record (trace-format.md#log-record) ---- */
+#define FXT_LOG_MSG_LEN FXT_BITS(16, 30)
+#define FXT_LOG_THREAD_REF FXT_BITS(32, 39)
+
+/* ---- large blob (trace-format.md#large-blob-record), second word ---- */
+#define FXT_LBLOB_CATEGORY_REF FXT_BITS(0, 15)
+#define FXT_LBLOB_NAME_REF FXT_BITS(16, 31)
+#define FXT_LBLOB_ARG_CNT FXT_BITS(32, 35) /* format 0 only */
+#define FXT_LBLOB_THREAD_REF FXT_BITS(36, 43) /* format 0 only */
+enum fxt_large_type { FXT_LT_BLOB = 0 };
+enum fxt_lblob_format { FXT_LBF_METADATA = 0, FXT_LBF_NO_METADATA = 1 };
+
+/* ---- arguments (trace-format.md#argument-types) ---- */
+#define FXT_ARG_TYPE FXT_BITS(0, 3)
+#define FXT_ARG_SIZE FXT_BITS(4, 15)
+#define FXT_ARG_NAME_REF FXT_BITS(16, 31)
+#define FXT_ARG_VALUE32 FXT_BITS(32, 63) /* int32, uint32 */
+#define FXT_ARG_STRING_REF FXT_BITS(32, 47)
+#define FXT_ARG_BOOL FXT_BITS(32, 32)
+
+enum fxt_arg_type {
+	FXT_AT_NULL = 0,
+	FXT_AT_INT32 = 1,
+	FXT_AT_UINT32 = 2,
+	FXT_AT_INT64 = 3,
+	FXT_AT_UINT64 = 4,
+	FXT_AT_DOUBLE = 5,
+	FXT_AT_STRING = 6,
+	FXT_AT_POINTER = 7,
+	FXT_AT_KOID = 8,
+	FXT_AT_BOOL = 9,
+};
+
+/* Words a byte stream of n bytes occupies once zero-padded to 8. */
+static inline uint32_t fxt_pad_words(uint32_t n)
+{
+	return (n + 7u) / 8u;
+}
+
+#endif
