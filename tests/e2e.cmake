@@ -1,0 +1,92 @@
+# End-to-end tests of libfxtauto.so: the tests/progs/s-* programs (one behaviour each) built
+# with gcc and with clang, and the examples, each traced and untraced by tests/e2e/run-prog.sh,
+# which compares outputs and checks the archive with `fxt check` and fxt-calls against a golden
+# file in tests/e2e/expect/. preload.bats covers the environment options. Registered only once
+# the targets they need exist (fxt_reader, fxtauto, fxt).
+find_program(FXT_CLANG clang)
+find_program(BASH bash REQUIRED)
+set(FXT_PROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/progs)
+set(FXT_PROG_FLAGS -finstrument-functions -O0 -g -pthread)
+
+# fxt_prog(name source): builds tests/progs/<source> as progs/gcc/<name> with the project's
+# compilers (gcc in CI), and as progs/clang/<name> with clang when it is installed.
+function(fxt_prog name source)
+	add_executable(prog-gcc-${name} progs/${source})
+	target_compile_options(prog-gcc-${name} PRIVATE ${FXT_PROG_FLAGS} -Wall -Wextra
+		$<$<BOOL:${FXT_WERROR}>:-Werror>)
+	target_link_options(prog-gcc-${name} PRIVATE -pthread)
+	set_target_properties(prog-gcc-${name} PROPERTIES OUTPUT_NAME ${name}
+		RUNTIME_OUTPUT_DIRECTORY ${FXT_PROGS_DIR}/gcc)
+	if(FXT_CLANG)
+		set(out ${FXT_PROGS_DIR}/clang/${name})
+		set(cc ${FXT_CLANG})
+		if(source MATCHES "\\.cpp$")
+			set(cc ${FXT_CLANG}++)
+		endif()
+		set(san)
+		if(FXT_SANITIZE)
+			set(san -fsanitize=${FXT_SANITIZE} -fno-omit-frame-pointer)
+		endif()
+		add_custom_command(OUTPUT ${out}
+			COMMAND ${CMAKE_COMMAND} -E make_directory ${FXT_PROGS_DIR}/clang
+			COMMAND ${cc} ${FXT_PROG_FLAGS} ${san} -Wall -Wextra -Werror
+				-o ${out} ${CMAKE_CURRENT_SOURCE_DIR}/progs/${source}
+			DEPENDS progs/${source} VERBATIM)
+		add_custom_target(prog-clang-${name} ALL DEPENDS ${out})
+	endif()
+endfunction()
+
+foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
+		s-exit.c s-crash.c s-threads.c)
+	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
+	fxt_prog(${name} ${src})
+endforeach()
+
+if(TARGET fxt_reader)
+	add_executable(fxt-calls e2e/fxt-calls.c)
+	fxt_set_flags(fxt-calls)
+	target_link_libraries(fxt-calls PRIVATE fxt_reader)
+endif()
+
+if(NOT (TARGET fxtauto AND TARGET fxt AND TARGET fxt-calls))
+	return()
+endif()
+
+set(FXT_E2E_ENV FXT=$<TARGET_FILE:fxt> FXT_CALLS=$<TARGET_FILE:fxt-calls>
+	FXTAUTO=$<TARGET_FILE:fxtauto> EXPECT_DIR=${CMAKE_CURRENT_SOURCE_DIR}/e2e/expect)
+
+# fxt_e2e(test-name golden program args...): one traced-vs-untraced run checked against
+# tests/e2e/expect/<golden>.txt.
+function(fxt_e2e test golden)
+	add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
+		${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/run-prog.sh ${golden} ${ARGN})
+	set_tests_properties(${test} PROPERTIES LABELS "e2e;nosan" TIMEOUT 120)
+endfunction()
+
+# Cases as GOLDEN=PROGRAM ARGS: programs that end the same way share a golden file.
+set(FXT_E2E_CASES
+	"s-longjmp=s-longjmp" "s-throw=s-throw" "s-signal=s-signal" "s-fork=s-fork"
+	"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep" "s-threads=s-threads"
+	"s-exit-nested=s-exit exit" "s-exit-return=s-exit return" "s-exit-nested=s-exit _exit"
+	"s-exit-thread=s-exit thread" "s-crash=s-crash segv" "s-crash=s-crash abort"
+	"s-crash=s-crash fpe" "s-crash=s-crash ill")
+set(FXT_E2E_COMPILERS gcc)
+if(FXT_CLANG)
+	list(APPEND FXT_E2E_COMPILERS clang)
+endif()
+foreach(cc ${FXT_E2E_COMPILERS})
+	foreach(case ${FXT_E2E_CASES})
+		string(REGEX REPLACE "=.*" "" golden "${case}")
+		string(REGEX REPLACE "^[^=]*=" "" cmd "${case}")
+		separate_arguments(argv UNIX_COMMAND "${cmd}")
+		string(REPLACE " " "-" test "${cmd}")
+		list(POP_FRONT argv prog)
+		fxt_e2e(e2e-${cc}-${test} ${golden} ${FXT_PROGS_DIR}/${cc}/${prog} ${argv})
+	endforeach()
+endforeach()
+
+if(BATS)
+	add_test(NAME preload-bats COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
+		PROGS=${FXT_PROGS_DIR}/gcc ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/preload.bats)
+	set_tests_properties(preload-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+endif()

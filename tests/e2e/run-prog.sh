@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs one program untraced and then with LD_PRELOAD=$FXTAUTO, and checks that stdout, stderr,
+# exit status (same signal for crashes) and core dump presence are identical, that every
+# archive written passes `fxt check`, and that fxt-calls over them matches the golden file.
+# Usage: run-prog.sh GOLDEN PROGRAM [ARGS...]; env: FXT, FXT_CALLS, FXTAUTO, EXPECT_DIR.
+# The golden file is the fxt-calls output of $FXT_OUTPUT, then for each further archive (a
+# forked child's) a line `archive N` and its fxt-calls output. Exits 1 with a reason on failure.
+# SPDX-License-Identifier: MIT
+set -u
+golden=$EXPECT_DIR/$1.txt
+shift
+work=$(mktemp -d "${TMPDIR:-/tmp}/fxt-e2e.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# run DIR [ENV...]: runs the program in DIR with cores enabled, records out, err and status.
+run() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	(cd "$dir" && ulimit -c unlimited && exec env "$@" "${prog[@]}" >out 2>err)
+	echo $? >"$dir/status"
+}
+prog=("$@")
+run "$work/plain"
+run "$work/traced" LD_PRELOAD="$FXTAUTO" FXT_OUTPUT="$work/traced/trace.fxt"
+
+cmp -s "$work/plain/out" "$work/traced/out" ||
+	{ diff -u "$work/plain/out" "$work/traced/out" >&2; fail "stdout differs with the tracer"; }
+cmp -s "$work/plain/err" "$work/traced/err" ||
+	{ diff -u "$work/plain/err" "$work/traced/err" >&2; fail "stderr differs with the tracer"; }
+st0=$(cat "$work/plain/status") st1=$(cat "$work/traced/status")
+[ "$st0" = "$st1" ] || fail "exit status $st0 untraced, $st1 traced"
+core0=$(ls "$work/plain" | grep -c '^core') core1=$(ls "$work/traced" | grep -c '^core')
+[ "$core0" = "$core1" ] || fail "core dumps: $core0 untraced, $core1 traced"
+
+[ -s "$work/traced/trace.fxt" ] || fail "no archive at FXT_OUTPUT"
+others=$(cd "$work/traced" && ls | grep -v -e '^trace\.fxt$' -e '^out$' -e '^err$' \
+	-e '^status$' -e '^core' | sort)
+got=$work/got.txt
+{
+	"$FXT_CALLS" "$work/traced/trace.fxt" || fail "fxt-calls rejects trace.fxt"
+	n=0
+	for f in $others; do
+		n=$((n + 1))
+		echo "archive $n"
+		"$FXT_CALLS" "$work/traced/$f" || fail "fxt-calls rejects $f"
+	done
+} >"$got"
+for f in trace.fxt $others; do
+	"$FXT" check "$work/traced/$f" >"$work/check.txt" 2>&1 ||
+		{ cat "$work/check.txt" >&2; fail "fxt check rejects $f"; }
+done
+diff -u "$golden" "$got" >&2 || fail "calls differ from $golden"
+echo "ok: ${prog[*]}: output, status and $((1 + n)) archive(s) as expected"
