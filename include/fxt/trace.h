@@ -420,9 +420,12 @@ auto arg(const char *n, const S &s) -> typename std::enable_if<
 
 /* TRACE_DURATION's storage: the scope and its arguments, closed by the destructor. */
 template <unsigned N> struct scope_ {
-	fxt_scope s = {};
+	fxt_scope s;
 	fxt_targ a[N + 1];
-	scope_() = default;
+	scope_()
+	{
+		s.site = nullptr;
+	}
 	scope_(const scope_ &) = delete;
 	scope_ &operator=(const scope_ &) = delete;
 	~scope_()
@@ -466,7 +469,8 @@ template <unsigned N> struct scope_ {
 #define FXT_DURATION__(v, cat, ...)                                                          \
 	static uint64_t v##_site[1 + FXT_NPAIRS(__VA_ARGS__)];                               \
 	struct fxt_targ v##_a[1 + FXT_NPAIRS(__VA_ARGS__)];                                  \
-	struct fxt_scope v __attribute__((cleanup(fxt_scope_end_))) = { 0, 0, 0, 0, 0, 0 };  \
+	struct fxt_scope v __attribute__((cleanup(fxt_scope_end_)));                         \
+	v.site = 0;                                                                          \
 	if (fxt_site_on_(v##_site, (cat), FXT_HEAD(__VA_ARGS__))) {                          \
 		FXT_EACH(FXT_SET_, v##_a, __VA_ARGS__)                                       \
 		fxt_scope_begin_(&v, v##_site, (cat), FXT_HEAD(__VA_ARGS__), v##_a,          \
