@@ -1,0 +1,152 @@
+/* The libdwfl session: modules reported from the module map with their ranges only, files
+ * opened lazily on the first lookup in a module (the vDSO read from memory), separate debuginfo
+ * found locally (build ID, .gnu_debuglink) and never through debuginfod, so a lookup never waits
+ * on the network. Names come from the ELF symbol table, else from the DWARF subprogram. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "symbolizer/internal.h"
+#include "symbolizer/symbolizer.h"
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	Dwarf_Addr lo, hi;
+	(void)userdata;
+
+	if (base && base == getauxval(AT_SYSINFO_EHDR)) {
+		/* The vDSO has no file: its whole image is mapped, read it in place. */
+		dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+		*elfp = elf_memory((char *)(uintptr_t)lo, hi - lo);
+		return -1;
+	}
+	int fd = open(modname, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !(*file_name = strdup(modname))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Opens path as the debug file unless it is the module's own file. */
+static int open_debug(const char *path, const char *file_name, char **debug_name)
+{
+	if (file_name && !strcmp(path, file_name))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !(*debug_name = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Build ID under /usr/lib/debug/.build-id, then the .gnu_debuglink name beside the file, in its
+ * .debug/ folder and under /usr/lib/debug (gdb's order). libdwfl checks the IDs match. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc,
+			  char **debug_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
+					      crc, debug_name);
+	if (fd >= 0 || !debuglink || !file_name || strchr(debuglink, '/'))
+		return fd;
+	char dir[PATH_MAX], path[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", file_name);
+	char *d = dirname(dir);
+	static const char *const fmts[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && fd < 0; i++) {
+		if (snprintf(path, sizeof(path), fmts[i], d, debuglink) < (int)sizeof(path))
+			fd = open_debug(path, file_name, debug_name);
+	}
+	return fd;
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+Dwfl *fxt_dwfl_new(void)
+{
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+
+	if (!dwfl)
+		errno = ENOMEM;
+	return dwfl;
+}
+
+int fxt_dwfl_report(Dwfl *dwfl, const struct fxt_modmap *map)
+{
+	/* dwfl_report_module keeps a module whose name and range are unchanged, files included;
+	 * modules not reported again are dropped by dwfl_report_end. */
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < map->n; i++)
+		dwfl_report_module(dwfl, map->mods[i].path, map->mods[i].lo, map->mods[i].hi);
+	return dwfl_report_end(dwfl, NULL, NULL) ? -EIO : 0;
+}
+
+/* A symbol covers addr if its size spans it; a sizeless one only at its own address (libdwfl
+ * lets labels such as frame_dummy or __ehdr_start stretch to the next symbol). */
+static int covers(const GElf_Sym *sym, GElf_Off off)
+{
+	return sym->st_size ? off < sym->st_size : off == 0;
+}
+
+/* Name of the innermost DWARF subprogram containing addr: linkage name first (mangled, so the
+ * demangler gives the full C++ signature), else its plain name. */
+static const char *dwarf_name(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	const char *name = NULL;
+
+	if (!cu)
+		return NULL;
+	int n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < n && !name; i++) {
+		static const unsigned attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
+		Dwarf_Attribute attr;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]) && !name; a++)
+			name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], attrs[a], &attr));
+	}
+	free(scopes);
+	return name;
+}
+
+char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = NULL;
+
+	if (mod) {
+		name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+		if (name && (!name[0] || !covers(&sym, off)))
+			name = NULL;
+		if (!name)
+			name = dwarf_name(mod, addr);
+	}
+	if (!name || !name[0]) {
+		errno = ENOENT;
+		return NULL;
+	}
+	/* Symbol versions ("memcpy@@GLIBC_2.14") are not part of the name. */
+	size_t n = strcspn(name, "@");
+	return strndup(name, n < FXT_SYM_NAME_MAX ? n : FXT_SYM_NAME_MAX);
+}

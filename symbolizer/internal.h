@@ -1,0 +1,44 @@
+/* Internal interfaces between the symbolizer's files: the module map (modmap.c), the libdwfl
+ * session (dwarf.c) and the demangler (demangle.c). Everything here runs under the caller's
+ * lock except fxt_demangle(), which is thread-safe on its own. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_SYMBOLIZER_INTERNAL_H
+#define FXT_SYMBOLIZER_INTERNAL_H
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One loaded ELF object: [lo, hi) spans its PT_LOAD segments, base is the load bias. */
+struct fxt_mod {
+	uintptr_t lo, hi, base;
+	char *path;		/* absolute file path (the vDSO keeps its loader name) */
+	const char *name;	/* basename of path, for "module+0xoffset" */
+};
+
+struct fxt_modmap {
+	struct fxt_mod *mods;
+	size_t n;
+	unsigned long long adds, subs;	/* loader counters when scanned (dl_phdr_info) */
+};
+
+/* Scans the loaded objects into *map (empty on entry). Fails: -ENOMEM, map left empty. */
+int fxt_modmap_scan(struct fxt_modmap *map);
+void fxt_modmap_clear(struct fxt_modmap *map);
+/* The module whose [lo, hi) holds addr, or NULL. */
+const struct fxt_mod *fxt_modmap_find(const struct fxt_modmap *map, uintptr_t addr);
+/* Non-zero when objects were loaded or unloaded since map was scanned. */
+int fxt_modmap_changed(const struct fxt_modmap *map);
+
+/* A libdwfl session whose files open lazily, on the first lookup in each module. NULL: ENOMEM. */
+Dwfl *fxt_dwfl_new(void);
+/* Makes the session's modules those of map, keeping the already opened ones. Fails: -EIO. */
+int fxt_dwfl_report(Dwfl *dwfl, const struct fxt_modmap *map);
+/* The raw (maybe mangled) name of the function covering addr, malloc'ed, cut to
+ * FXT_SYM_NAME_MAX bytes; NULL when none covers it (errno ENOENT) or on ENOMEM. */
+char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr);
+
+/* Copies name to buf (buflen > 0), demangled when it is a C++ name, cut to
+ * min(buflen - 1, FXT_SYM_NAME_MAX). Returns the length written. Thread-safe, takes no lock of ours. */
+size_t fxt_demangle(const char *name, char *buf, size_t buflen);
+
+#endif

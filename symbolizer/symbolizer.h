@@ -1,0 +1,39 @@
+/* Symbolizer: code address -> function name for the running process, through elfutils libdwfl
+ * (ELF symbol tables and DWARF, so static functions are named too; separate debuginfo found by
+ * build ID or .gnu_debuglink, never over the network). Called by the preload on the slow path
+ * (first sight of a function) and by the sampler. Thread-safe (one internal mutex). NEVER call it
+ * from a signal handler: it locks, allocates and reads files. Built without instrumentation. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_SYMBOLIZER_H
+#define FXT_SYMBOLIZER_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest name written, in bytes without the NUL (the FXT string limit); longer ones are cut. */
+#define FXT_SYM_NAME_MAX 32000
+
+struct fxt_sym;
+
+/* Creates a symbolizer; cheap (no file is read until the first lookup).
+ * Fails: NULL with errno (ENOMEM). Thread-safe. */
+struct fxt_sym *fxt_sym_new(void);
+
+/* Writes the name of the function covering addr into buf: the demangled C++ name
+ * ("ns::Class<int>::method(int) const"), else the C name, else "module+0xoffset" (offset from
+ * the module's load base) when no symbol covers it, else "0x<addr>" outside every module.
+ * Libraries loaded or unloaded since the last lookup are seen automatically (the loader's
+ * dlpi_adds/dlpi_subs counters are checked on each lookup). The name is cut to min(buflen - 1, FXT_SYM_NAME_MAX) bytes and
+ * always NUL-terminated. Returns the length written.
+ * Fails: -EINVAL (NULL sym/buf, buflen 0), -ENOMEM. Thread-safe; not async-signal-safe. */
+int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen);
+
+/* Marks the module map stale; the next lookup rescans it (lookups already notice dlopen and
+ * dlclose by themselves). Takes no lock and calls nothing: a dlopen wrapper may call it anywhere.
+ * Fails: never. Thread-safe. */
+void fxt_sym_refresh(struct fxt_sym *sym);
+
+/* Releases everything; sym may be NULL. No lookup may run concurrently.
+ * Fails: never. Not thread-safe with respect to sym. */
+void fxt_sym_free(struct fxt_sym *sym);
+
+#endif

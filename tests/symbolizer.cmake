@@ -1,0 +1,33 @@
+# Symbolizer unit test: names of static, exported, shared-library, dlopen'ed (plain, split
+# debuginfo, DWARF only) and C++ functions. One library source built four ways; no -rdynamic:
+# static functions must be named through the symbol table or DWARF.
+if(NOT TARGET fxt_symbolizer)
+	return()
+endif()
+
+add_library(test-sym-linked SHARED unit/test-symbolizer-lib.c)
+add_library(test-sym-plain MODULE unit/test-symbolizer-lib.c)
+add_library(test-sym-split MODULE unit/test-symbolizer-lib.c)
+add_library(test-sym-dwarf MODULE unit/test-symbolizer-lib.c)
+foreach(lib test-sym-linked test-sym-plain test-sym-split test-sym-dwarf)
+	fxt_set_flags(${lib})
+	target_compile_options(${lib} PRIVATE -g -O1)
+endforeach()
+# split: symbols and DWARF only in a .debug file beside it, found through .gnu_debuglink.
+add_custom_command(TARGET test-sym-split POST_BUILD
+	COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:test-sym-split> $<TARGET_FILE:test-sym-split>.debug
+	COMMAND ${CMAKE_OBJCOPY} --strip-all --add-gnu-debuglink=$<TARGET_FILE:test-sym-split>.debug $<TARGET_FILE:test-sym-split>
+	WORKING_DIRECTORY $<TARGET_FILE_DIR:test-sym-split>)
+# dwarf: lib_hidden removed from .symtab, its DWARF subprogram kept.
+add_custom_command(TARGET test-sym-dwarf POST_BUILD
+	COMMAND ${CMAKE_OBJCOPY} --strip-symbol=lib_hidden $<TARGET_FILE:test-sym-dwarf>)
+
+fxt_unit_test(test-symbolizer unit/test-symbolizer.c unit/test-symbolizer-cpp.cpp
+	LIBS fxt_symbolizer test-sym-linked ${CMAKE_DL_LIBS})
+target_compile_options(test-symbolizer PRIVATE -g)
+target_compile_definitions(test-symbolizer PRIVATE
+	PLAIN_LIB="$<TARGET_FILE:test-sym-plain>"
+	SPLIT_LIB="$<TARGET_FILE:test-sym-split>"
+	DWARF_LIB="$<TARGET_FILE:test-sym-dwarf>")
+add_dependencies(test-symbolizer test-sym-plain test-sym-split test-sym-dwarf)
+set_tests_properties(test-symbolizer PROPERTIES LABELS tsan)
