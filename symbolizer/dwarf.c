@@ -113,6 +113,10 @@ static const char *dwarf_name(Dwfl_Module *mod, Dwarf_Addr addr)
 	Dwarf_Die *scopes = NULL;
 	const char *name = NULL;
 
+	/* dwfl_module_addrdie needs .debug_aranges, which clang does not emit: walk the CUs. */
+	if (!cu)
+		while ((cu = dwfl_module_nextcu(mod, cu, &bias)) && dwarf_haspc(cu, addr - bias) <= 0)
+			;
 	if (!cu)
 		return NULL;
 	int n = dwarf_getscopes(cu, addr - bias, &scopes);
