@@ -1,7 +1,7 @@
 /* The libdwfl session: modules reported from the module map with their ranges only, files
  * opened lazily on the first lookup in a module (the vDSO read from memory), separate debuginfo
  * found locally (build ID, .gnu_debuglink) and never through debuginfod, so a lookup never waits
- * on the network. Names come from the ELF symbol table, else from the DWARF subprogram. */
+ * on the network. Names come from the ELF symbol table (symtab.c), else the DWARF subprogram. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dwarf.h>
@@ -87,21 +87,35 @@ Dwfl *fxt_dwfl_new(void)
 	return dwfl;
 }
 
+static int removed(Dwfl_Module *mod, void *userdata, const char *name, Dwarf_Addr base, void *arg)
+{
+	(void)userdata, (void)name, (void)base, (void)arg;
+	fxt_symtab_free(mod);
+	return DWARF_CB_OK;
+}
+
 int fxt_dwfl_report(Dwfl *dwfl, const struct fxt_modmap *map)
 {
-	/* dwfl_report_module keeps a module whose name and range are unchanged, files included;
-	 * modules not reported again are dropped by dwfl_report_end. */
+	/* dwfl_report_module keeps a module whose name and range are unchanged, files and
+	 * symbol index included; modules not reported again are dropped by dwfl_report_end. */
 	dwfl_report_begin(dwfl);
 	for (size_t i = 0; i < map->n; i++)
 		dwfl_report_module(dwfl, map->mods[i].path, map->mods[i].lo, map->mods[i].hi);
-	return dwfl_report_end(dwfl, NULL, NULL) ? -EIO : 0;
+	return dwfl_report_end(dwfl, removed, NULL) ? -EIO : 0;
 }
 
-/* A symbol covers addr if its size spans it; a sizeless one only at its own address (libdwfl
- * lets labels such as frame_dummy or __ehdr_start stretch to the next symbol). */
-static int covers(const GElf_Sym *sym, GElf_Off off)
+static int free_index(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		      void *arg)
 {
-	return sym->st_size ? off < sym->st_size : off == 0;
+	(void)userdata, (void)name, (void)base, (void)arg;
+	fxt_symtab_free(mod);
+	return DWARF_CB_OK;
+}
+
+void fxt_dwfl_end(Dwfl *dwfl)
+{
+	dwfl_getmodules(dwfl, free_index, NULL, 0);
+	dwfl_end(dwfl);
 }
 
 /* Name of the innermost DWARF subprogram containing addr: linkage name first (mangled, so the
@@ -135,14 +149,10 @@ static const char *dwarf_name(Dwfl_Module *mod, Dwarf_Addr addr)
 char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
-	GElf_Off off;
-	GElf_Sym sym;
 	const char *name = NULL;
 
 	if (mod) {
-		name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-		if (name && (!name[0] || !covers(&sym, off)))
-			name = NULL;
+		name = fxt_symtab_find(mod, addr);
 		if (!name)
 			name = dwarf_name(mod, addr);
 	}

@@ -1,6 +1,6 @@
 /* Internal interfaces between the symbolizer's files: the module map (modmap.c), the libdwfl
- * session (dwarf.c) and the demangler (demangle.c). Everything here runs under the caller's
- * lock except fxt_demangle(), which is thread-safe on its own. */
+ * session (dwarf.c), the symbol index (symtab.c) and the demangler (demangle.c). Everything
+ * here runs under the caller's lock except fxt_demangle(), which is thread-safe on its own. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_SYMBOLIZER_INTERNAL_H
 #define FXT_SYMBOLIZER_INTERNAL_H
@@ -33,9 +33,16 @@ int fxt_modmap_changed(const struct fxt_modmap *map);
 Dwfl *fxt_dwfl_new(void);
 /* Makes the session's modules those of map, keeping the already opened ones. Fails: -EIO. */
 int fxt_dwfl_report(Dwfl *dwfl, const struct fxt_modmap *map);
+/* Ends the session, symbol indexes included. */
+void fxt_dwfl_end(Dwfl *dwfl);
 /* The raw (maybe mangled) name of the function covering addr, malloc'ed, cut to
  * FXT_SYM_NAME_MAX bytes; NULL when none covers it (errno ENOENT) or on ENOMEM. */
 char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr);
+
+/* Name of the function symbol covering addr in mod, or NULL (none, or ENOMEM). The module's
+ * sorted index is built on first use and kept in its userdata slot until fxt_symtab_free. */
+const char *fxt_symtab_find(Dwfl_Module *mod, uintptr_t addr);
+void fxt_symtab_free(Dwfl_Module *mod);
 
 /* Copies name to buf (buflen > 0), demangled when it is a C++ name, cut to
  * min(buflen - 1, FXT_SYM_NAME_MAX). Returns the length written. Thread-safe, takes no lock of ours. */

@@ -88,7 +88,7 @@ void fxt_sym_free(struct fxt_sym *sym)
 {
 	if (!sym)
 		return;
-	dwfl_end(sym->dwfl);
+	fxt_dwfl_end(sym->dwfl);
 	fxt_modmap_clear(&sym->map);
 	pthread_mutex_destroy(&sym->lock);
 	free(sym);

@@ -30,6 +30,9 @@ __attribute__((noinline, visibility("default"))) int exported_fn(int x)
 	return static_fn(x) * 2;
 }
 
+/* A weak alias at exported_fn's address: the global name must win, whatever the order. */
+int aaa_weak_alias(int x) __attribute__((weak, alias("exported_fn")));
+
 /* A function whose symbol is 40000 bytes long: its name must come back cut to the limit. */
 #define A10 "aaaaaaaaaa"
 #define A100 A10 A10 A10 A10 A10 A10 A10 A10 A10 A10
@@ -129,6 +132,9 @@ int main(void)
 	   "a static function of the program is named (got %s)", name);
 	ok(!strcmp(lookup(sym, (uintptr_t)exported_fn), "exported_fn"),
 	   "an exported function of the program is named (got %s)", name);
+	ok((uintptr_t)aaa_weak_alias == (uintptr_t)exported_fn &&
+	   !strcmp(lookup(sym, (uintptr_t)aaa_weak_alias), "exported_fn"),
+	   "of a global and a weak alias at one address, the global name is given (got %s)", name);
 	ok(!strcmp(lookup(sym, (uintptr_t)lib_exported), "lib_exported"),
 	   "an exported function of a linked shared library is named (got %s)", name);
 	ok(!strcmp(lookup(sym, lib_hidden_addr()), "lib_hidden"),
