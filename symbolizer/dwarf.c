@@ -1,7 +1,8 @@
 /* The libdwfl session: modules reported from the module map with their ranges only, files
- * opened lazily on the first lookup in a module (the vDSO read from memory), separate debuginfo
- * found locally (build ID, .gnu_debuglink) and never through debuginfod, so a lookup never waits
- * on the network. Names come from the ELF symbol table (symtab.c), else the DWARF subprogram. */
+ * opened lazily on the first lookup in a module (the vDSO read from memory) with descriptors
+ * kept out of the program's way, separate debuginfo found locally (build ID, .gnu_debuglink),
+ * never through debuginfod, so a lookup never waits on the network. Names come from the ELF
+ * symbol table (symtab.c), else from the DWARF subprogram. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dwarf.h>
@@ -18,6 +19,20 @@
 #include "symbolizer/internal.h"
 #include "symbolizer/symbolizer.h"
 
+/* libdwfl keeps its files open until the session ends: move each one above the numbers a
+ * program expects open() to return, close-on-exec, so the traced program sees the same fds. */
+#define PARKED_FD_MIN 64
+
+static int park_fd(int fd)
+{
+	int high = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, PARKED_FD_MIN) : -1;
+
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
@@ -30,7 +45,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 		*elfp = elf_memory((char *)(uintptr_t)lo, hi - lo);
 		return -1;
 	}
-	int fd = open(modname, O_RDONLY | O_CLOEXEC);
+	int fd = park_fd(open(modname, O_RDONLY | O_CLOEXEC));
 	if (fd >= 0 && !(*file_name = strdup(modname))) {
 		close(fd);
 		return -1;
@@ -60,7 +75,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
 					      crc, debug_name);
 	if (fd >= 0 || !debuglink || !file_name || strchr(debuglink, '/'))
-		return fd;
+		return park_fd(fd);
 	char dir[PATH_MAX], path[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", file_name);
 	char *d = dirname(dir);
@@ -69,7 +84,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		if (snprintf(path, sizeof(path), fmts[i], d, debuglink) < (int)sizeof(path))
 			fd = open_debug(path, file_name, debug_name);
 	}
-	return fd;
+	return park_fd(fd);
 }
 
 static const Dwfl_Callbacks callbacks = {

@@ -125,6 +125,9 @@ int main(void)
 	uintptr_t hdr[2] = { 0, 0 };
 	char want[64];
 
+	int fd_before = dup(0);
+
+	close(fd_before);
 	ok(sym != NULL, "fxt_sym_new creates a symbolizer");
 	if (!sym)
 		return done();
@@ -139,6 +142,10 @@ int main(void)
 	   "an exported function of a linked shared library is named (got %s)", name);
 	ok(!strcmp(lookup(sym, lib_hidden_addr()), "lib_hidden"),
 	   "a static function of a linked shared library is named (got %s)", name);
+	int fd_after = dup(0);
+	close(fd_after);
+	ok(fd_after == fd_before, "files opened by lookups leave the program's next descriptor "
+	   "unchanged (%d then %d)", fd_before, fd_after);
 	ok(!strcmp(lookup(sym, (uintptr_t)static_fn + 1), "static_fn"),
 	   "an address inside a function names that function (got %s)", name);
 	ok(!strcmp(lookup(sym, cpp_method_addr()), "ns::Class<int>::method(int) const"),
