@@ -1,47 +1,48 @@
-/* C++ demangling through libstdc++'s __cxa_demangle, found at run time: the preload does not
- * pull libstdc++ into C programs, and a process with C++ code nearly always has it loaded
- * (globally, or locally under a dlopen'ed library: RTLD_NOLOAD finds it there). Output capped. */
+/* C++ demangling through libstdc++'s __cxa_demangle, found in the process without the loader:
+ * by name in the symbol table of a loaded libstdc++ (global, or local under a dlopen'ed
+ * plugin), so looking a name up never waits on the loader's lock, which a thread running an
+ * instrumented constructor inside dlopen holds. The preload does not pull libstdc++ into C
+ * programs; fxt_sym_lookup loads it only for a C++ name in a process that has none. */
 /* SPDX-License-Identifier: MIT */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symbolizer/internal.h"
 #include "symbolizer/symbolizer.h"
 
-typedef char *demangle_fn(const char *mangled, char *out, size_t *len, int *status);
-
-/* Resolved once found. Where the program has C++ code but no libstdc++ (linked --as-needed and
- * never used), it is loaded once, locally, as a last resort: C programs never get here. The
- * reference taken by dlopen is kept, so the cached pointer outlives any dlclose of a plugin. */
-static demangle_fn *resolve(void)
+int fxt_is_mangled(const char *name)
 {
-	static _Atomic(demangle_fn *) cached;
-	static atomic_flag tried_load = ATOMIC_FLAG_INIT;
-	demangle_fn *fn = atomic_load_explicit(&cached, memory_order_acquire);
-
-	if (fn)
-		return fn;
-	void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-	if (!lib && !atomic_flag_test_and_set(&tried_load))
-		lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	if (lib)
-		fn = (demangle_fn *)dlsym(lib, "__cxa_demangle");
-	if (fn)
-		atomic_store_explicit(&cached, fn, memory_order_release);
-	return fn;
+	return name[0] == '_' && name[1] == 'Z';
 }
 
-size_t fxt_demangle(const char *name, char *buf, size_t buflen)
+/* A module of libstdc++ still holds the cached function (libraries come and go). */
+static int in_libstdcxx(const struct fxt_modmap *map, uintptr_t addr)
+{
+	const struct fxt_mod *mod = fxt_modmap_find(map, addr);
+
+	return mod && !strncmp(mod->name, "libstdc++.so", 12);
+}
+
+fxt_demangle_fn *fxt_demangler(Dwfl *dwfl, const struct fxt_modmap *map, fxt_demangle_fn **cache)
+{
+	if (*cache && in_libstdcxx(map, (uintptr_t)*cache))
+		return *cache;
+	*cache = NULL;
+	for (size_t i = 0; i < map->n && !*cache; i++) {
+		Dwfl_Module *mod = dwfl_addrmodule(dwfl, map->mods[i].lo);
+		if (mod && in_libstdcxx(map, map->mods[i].lo))
+			*cache = (fxt_demangle_fn *)fxt_symtab_addr(mod, "__cxa_demangle");
+	}
+	return *cache;
+}
+
+size_t fxt_demangle(fxt_demangle_fn *fn, const char *name, char *buf, size_t buflen)
 {
 	size_t cap = buflen - 1 < FXT_SYM_NAME_MAX ? buflen - 1 : FXT_SYM_NAME_MAX;
 	char *out = NULL;
-	demangle_fn *fn;
 	int status = -1;
 
-	if (name[0] == '_' && name[1] == 'Z' && (fn = resolve()))
+	if (fn && fxt_is_mangled(name))
 		out = fn(name, NULL, NULL, &status);
 	const char *src = out && status == 0 ? out : name;
 	size_t n = strnlen(src, cap);

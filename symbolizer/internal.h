@@ -1,6 +1,6 @@
 /* Internal interfaces between the symbolizer's files: the module map (modmap.c), the libdwfl
  * session (dwarf.c), the symbol index (symtab.c) and the demangler (demangle.c). Everything
- * here runs under the caller's lock except fxt_demangle(), which is thread-safe on its own. */
+ * here runs under the symbolizer's lock. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_SYMBOLIZER_INTERNAL_H
 #define FXT_SYMBOLIZER_INTERNAL_H
@@ -43,9 +43,19 @@ char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr);
  * sorted index is built on first use and kept in its userdata slot until fxt_symtab_free. */
 const char *fxt_symtab_find(Dwfl_Module *mod, uintptr_t addr);
 void fxt_symtab_free(Dwfl_Module *mod);
+/* Address of the defined function called name in mod's symbol table, or 0. Linear: rare use. */
+uintptr_t fxt_symtab_addr(Dwfl_Module *mod, const char *name);
 
-/* Copies name to buf (buflen > 0), demangled when it is a C++ name, cut to
- * min(buflen - 1, FXT_SYM_NAME_MAX). Returns the length written. Thread-safe, takes no lock of ours. */
-size_t fxt_demangle(const char *name, char *buf, size_t buflen);
+/* __cxa_demangle's C ABI (libstdc++, <cxxabi.h>). */
+typedef char *fxt_demangle_fn(const char *mangled, char *out, size_t *len, int *status);
+
+/* Non-zero for an Itanium C++ ABI name ("_Z..."). */
+int fxt_is_mangled(const char *name);
+/* __cxa_demangle of a libstdc++ in map, or NULL when none is loaded; *cache keeps the last
+ * answer while its library stays loaded. Takes no loader lock. */
+fxt_demangle_fn *fxt_demangler(Dwfl *dwfl, const struct fxt_modmap *map, fxt_demangle_fn **cache);
+/* Copies name to buf (buflen > 0), demangled through fn (may be NULL) when it is a C++ name,
+ * cut to min(buflen - 1, FXT_SYM_NAME_MAX). Returns the length written. */
+size_t fxt_demangle(fxt_demangle_fn *fn, const char *name, char *buf, size_t buflen);
 
 #endif

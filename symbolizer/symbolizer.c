@@ -1,8 +1,11 @@
-/* Public API of the symbolizer: one mutex around the module map and the libdwfl session, the
- * map rescanned when marked stale or when the loader added or removed objects, demangling done
- * after the mutex is released (it may enter the loader, which must never wait on our lock). */
+/* Public API of the symbolizer: one mutex around the module map, the libdwfl session and the
+ * demangler; the map rescanned when marked stale or when the loader added or removed objects.
+ * Nothing under the mutex waits on the loader's lock (a thread inside dlopen may be running an
+ * instrumented constructor that looks a name up): the only loader call, dlopen of libstdc++
+ * as a last resort, happens after the mutex is released. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -15,9 +18,11 @@
 
 struct fxt_sym {
 	pthread_mutex_t lock;
-	atomic_int stale;	/* set by fxt_sym_refresh, cleared by the rescan */
-	Dwfl *dwfl;		/* guarded by lock */
-	struct fxt_modmap map;	/* guarded by lock */
+	atomic_int stale;		/* set by fxt_sym_refresh, cleared by the rescan */
+	atomic_flag loaded_cxx;		/* libstdc++ dlopen'ed by us, at most once */
+	Dwfl *dwfl;			/* guarded by lock, as are the fields below */
+	struct fxt_modmap map;
+	fxt_demangle_fn *demangler;
 };
 
 struct fxt_sym *fxt_sym_new(void)
@@ -33,10 +38,11 @@ struct fxt_sym *fxt_sym_new(void)
 	}
 	pthread_mutex_init(&sym->lock, NULL);
 	atomic_init(&sym->stale, 1);
+	atomic_flag_clear(&sym->loaded_cxx);
 	return sym;
 }
 
-/* Rescans the loaded objects; on failure the previous map stays in use. Called under lock. */
+/* Rescans the loaded objects; on failure the previous map stays in use. */
 static void rescan(struct fxt_sym *sym)
 {
 	struct fxt_modmap map;
@@ -48,32 +54,52 @@ static void rescan(struct fxt_sym *sym)
 	fxt_dwfl_report(sym->dwfl, &sym->map);
 }
 
-int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen)
+/* snprintf's result as the length written into buflen bytes. */
+static int cut(int n, size_t buflen)
 {
-	char *raw = NULL;
-	int len = 0;
+	return n < 0 ? -EINVAL : (size_t)n >= buflen ? (int)(buflen - 1) : n;
+}
 
-	if (!sym || !buf || !buflen)
-		return -EINVAL;
-	pthread_mutex_lock(&sym->lock);
+/* The lookup proper, lock held. *need_cxx: a C++ name met a process without libstdc++. */
+static int lookup_locked(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen,
+			 int *need_cxx)
+{
 	/* The loader's counters cost one dl_iterate_phdr step: checked on every lookup, so a
 	 * library dlclose'd and replaced at the same address is never named after the old one. */
 	if (atomic_exchange(&sym->stale, 0) || fxt_modmap_changed(&sym->map))
 		rescan(sym);
 	const struct fxt_mod *mod = fxt_modmap_find(&sym->map, addr);
-	if (mod && !(raw = fxt_dwfl_name(sym->dwfl, addr)) && errno == ENOMEM)
-		len = -ENOMEM;
-	else if (mod && !raw)
-		len = snprintf(buf, buflen, "%s+0x%" PRIxPTR, mod->name, addr - mod->base);
-	else if (!mod)
-		len = snprintf(buf, buflen, "0x%" PRIxPTR, addr);
-	pthread_mutex_unlock(&sym->lock);
+	if (!mod)
+		return cut(snprintf(buf, buflen, "0x%" PRIxPTR, addr), buflen);
+	char *raw = fxt_dwfl_name(sym->dwfl, addr);
+	if (!raw && errno == ENOMEM)
+		return -ENOMEM;
+	if (!raw)
+		return cut(snprintf(buf, buflen, "%s+0x%" PRIxPTR, mod->name, addr - mod->base), buflen);
+	fxt_demangle_fn *fn = NULL;
+	if (fxt_is_mangled(raw) && !(fn = fxt_demangler(sym->dwfl, &sym->map, &sym->demangler)))
+		*need_cxx = 1;
+	int len = (int)fxt_demangle(fn, raw, buf, buflen);
+	free(raw);
+	return len;
+}
 
-	if (raw) {
-		len = (int)fxt_demangle(raw, buf, buflen);
-		free(raw);
-	} else if (len > 0 && (size_t)len >= buflen) {
-		len = (int)buflen - 1;	/* snprintf cut the name */
+int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen)
+{
+	int len, need_cxx = 0;
+
+	if (!sym || !buf || !buflen)
+		return -EINVAL;
+	pthread_mutex_lock(&sym->lock);
+	len = lookup_locked(sym, addr, buf, buflen, &need_cxx);
+	pthread_mutex_unlock(&sym->lock);
+	/* C++ code without libstdc++ loaded (linked --as-needed and never used): load it once
+	 * and for good, so its names are demangled like everyone else's. */
+	if (need_cxx && !atomic_flag_test_and_set(&sym->loaded_cxx) &&
+	    dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL)) {
+		pthread_mutex_lock(&sym->lock);
+		len = lookup_locked(sym, addr, buf, buflen, &need_cxx);
+		pthread_mutex_unlock(&sym->lock);
 	}
 	return len;
 }

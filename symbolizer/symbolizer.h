@@ -22,7 +22,8 @@ struct fxt_sym *fxt_sym_new(void);
  * ("ns::Class<int>::method(int) const"), else the C name, else "module+0xoffset" (offset from
  * the module's load base) when no symbol covers it, else "0x<addr>" outside every module.
  * Libraries loaded or unloaded since the last lookup are seen automatically (the loader's
- * dlpi_adds/dlpi_subs counters are checked on each lookup). The name is cut to min(buflen - 1, FXT_SYM_NAME_MAX) bytes and
+ * dlpi_adds/dlpi_subs counters are checked on each lookup). Demangling uses the process's own
+ * libstdc++; a C++ name in a process without one loads it once (dlopen, outside the lock). The name is cut to min(buflen - 1, FXT_SYM_NAME_MAX) bytes and
  * always NUL-terminated. Returns the length written.
  * Fails: -EINVAL (NULL sym/buf, buflen 0), -ENOMEM. Thread-safe; not async-signal-safe. */
 int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen);

@@ -111,3 +111,18 @@ void fxt_symtab_free(Dwfl_Module *mod)
 	free(*slot);
 	*slot = NULL;
 }
+
+uintptr_t fxt_symtab_addr(Dwfl_Module *mod, const char *name)
+{
+	int n = dwfl_module_getsymtab(mod);
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *s = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (s && shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC && !strcmp(s, name))
+			return addr;
+	}
+	return 0;
+}
