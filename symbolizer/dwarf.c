@@ -6,6 +6,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -53,13 +54,30 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	return fd;
 }
 
-/* Opens path as the debug file unless it is the module's own file. */
-static int open_debug(const char *path, const char *file_name, char **debug_name)
+/* The file at fd was built with mod: same GNU build ID, when mod has one. */
+static int same_build(Dwfl_Module *mod, int fd)
+{
+	const unsigned char *id;
+	const void *debug_id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+
+	if (n <= 0)
+		return 1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ssize_t m = elf ? dwelf_elf_gnu_build_id(elf, &debug_id) : -1;
+	int same = m == n && !memcmp(id, debug_id, (size_t)n);
+	elf_end(elf);
+	return same;
+}
+
+/* Opens path as mod's debug file unless it is the module's own file or another build's. */
+static int open_debug(Dwfl_Module *mod, const char *path, const char *file_name, char **debug_name)
 {
 	if (file_name && !strcmp(path, file_name))
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && !(*debug_name = strdup(path))) {
+	if (fd >= 0 && (!same_build(mod, fd) || !(*debug_name = strdup(path)))) {
 		close(fd);
 		return -1;
 	}
@@ -67,7 +85,8 @@ static int open_debug(const char *path, const char *file_name, char **debug_name
 }
 
 /* Build ID under /usr/lib/debug/.build-id, then the .gnu_debuglink name beside the file, in its
- * .debug/ folder and under /usr/lib/debug (gdb's order). libdwfl checks the IDs match. */
+ * .debug/ folder and under /usr/lib/debug (gdb's order), checked against the module's build ID
+ * (a callback must: libdwfl trusts what it is given). */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink, GElf_Word crc,
 			  char **debug_name)
@@ -82,7 +101,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	static const char *const fmts[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && fd < 0; i++) {
 		if (snprintf(path, sizeof(path), fmts[i], d, debuglink) < (int)sizeof(path))
-			fd = open_debug(path, file_name, debug_name);
+			fd = open_debug(mod, path, file_name, debug_name);
 	}
 	return park_fd(fd);
 }

@@ -1,6 +1,6 @@
 # Symbolizer unit test: names of static, exported, shared-library, dlopen'ed (plain, split
-# debuginfo, DWARF only) and C++ functions. One library source built four ways; no -rdynamic:
-# static functions must be named through the symbol table or DWARF.
+# debuginfo, stale debuginfo, DWARF only) and C++ functions. One library source built five
+# ways; no -rdynamic: static functions must be named through the symbol table or DWARF.
 if(NOT TARGET fxt_symbolizer)
 	return()
 endif()
@@ -9,7 +9,8 @@ add_library(test-sym-linked SHARED unit/test-symbolizer-lib.c)
 add_library(test-sym-plain MODULE unit/test-symbolizer-lib.c)
 add_library(test-sym-split MODULE unit/test-symbolizer-lib.c)
 add_library(test-sym-dwarf MODULE unit/test-symbolizer-lib.c)
-foreach(lib test-sym-linked test-sym-plain test-sym-split test-sym-dwarf)
+add_library(test-sym-stale MODULE unit/test-symbolizer-lib.c)
+foreach(lib test-sym-linked test-sym-plain test-sym-split test-sym-dwarf test-sym-stale)
 	fxt_set_flags(${lib})
 	target_compile_options(${lib} PRIVATE -g -O1)
 endforeach()
@@ -18,6 +19,14 @@ add_custom_command(TARGET test-sym-split POST_BUILD
 	COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:test-sym-split> $<TARGET_FILE:test-sym-split>.debug
 	COMMAND ${CMAKE_OBJCOPY} --strip-all --add-gnu-debuglink=$<TARGET_FILE:test-sym-split>.debug $<TARGET_FILE:test-sym-split>
 	WORKING_DIRECTORY $<TARGET_FILE_DIR:test-sym-split>)
+# stale: stripped, its debuglink naming the plain library's debug file (another build ID),
+# which must be refused.
+target_link_options(test-sym-stale PRIVATE -Wl,--build-id=0x5ca1ab1e)
+add_dependencies(test-sym-stale test-sym-plain)
+add_custom_command(TARGET test-sym-stale POST_BUILD
+	COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:test-sym-plain> $<TARGET_FILE:test-sym-stale>.debug
+	COMMAND ${CMAKE_OBJCOPY} --strip-all --add-gnu-debuglink=$<TARGET_FILE:test-sym-stale>.debug $<TARGET_FILE:test-sym-stale>
+	WORKING_DIRECTORY $<TARGET_FILE_DIR:test-sym-stale>)
 # dwarf: lib_hidden removed from .symtab, its DWARF subprogram kept.
 add_custom_command(TARGET test-sym-dwarf POST_BUILD
 	COMMAND ${CMAKE_OBJCOPY} --strip-symbol=lib_hidden $<TARGET_FILE:test-sym-dwarf>)
@@ -28,6 +37,7 @@ target_compile_options(test-symbolizer PRIVATE -g)
 target_compile_definitions(test-symbolizer PRIVATE
 	PLAIN_LIB="$<TARGET_FILE:test-sym-plain>"
 	SPLIT_LIB="$<TARGET_FILE:test-sym-split>"
-	DWARF_LIB="$<TARGET_FILE:test-sym-dwarf>")
-add_dependencies(test-symbolizer test-sym-plain test-sym-split test-sym-dwarf)
+	DWARF_LIB="$<TARGET_FILE:test-sym-dwarf>"
+	STALE_LIB="$<TARGET_FILE:test-sym-stale>")
+add_dependencies(test-symbolizer test-sym-plain test-sym-split test-sym-dwarf test-sym-stale)
 set_tests_properties(test-symbolizer PROPERTIES LABELS tsan)

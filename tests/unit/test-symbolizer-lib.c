@@ -1,6 +1,6 @@
-/* Shared library for test-symbolizer, built four ways (linked, dlopen'ed, split debuginfo,
- * symbol stripped with DWARF kept): an exported function and a static one, whose address
- * lib_hidden_addr() hands out so the test can name it. */
+/* Shared library for test-symbolizer, built five ways (linked, dlopen'ed, split debuginfo,
+ * stale debuginfo, symbol stripped with DWARF kept): an exported function and a static one,
+ * whose address lib_hidden_addr() hands out so the test can name it. */
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 

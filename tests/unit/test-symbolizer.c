@@ -191,6 +191,15 @@ int main(void)
 		ok(!strcmp(lookup(sym, hidden()), "lib_hidden"),
 		   "a static function is named from separate debuginfo (.gnu_debuglink) (got %s)", name);
 	}
+	void *stale = dlopen(STALE_LIB, RTLD_NOW | RTLD_LOCAL);
+	ok(stale && has_symbol(STALE_LIB ".debug", "lib_hidden"),
+	   "the stale library's debuglink names a debug file that has lib_hidden");
+	if (stale) {
+		uintptr_t (*hidden)(void) = (uintptr_t(*)(void))dlsym(stale, "lib_hidden_addr");
+		ok(!strncmp(lookup(sym, hidden()), "libtest-sym-stale.so+0x", 23),
+		   "a debug file of another build (build ID differs) is not used (got %s)", name);
+		dlclose(stale);
+	}
 	void *dwarf = dlopen(DWARF_LIB, RTLD_NOW | RTLD_LOCAL);
 	ok(dwarf && !has_symbol(DWARF_LIB, "lib_hidden"), "the DWARF library has no lib_hidden symbol");
 	if (dwarf) {
