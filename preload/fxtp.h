@@ -1,0 +1,194 @@
+/* Internals of libfxtauto.so shared by its files: the per-thread state (initial-exec TLS, no
+ * allocation, no lazy TLS resolution inside the hooks), the global state word, the one
+ * reentrancy guard (fxtp_enter/fxtp_leave are the only code that touches in_tracer), the
+ * timestamp source and the process-wide tracer context. Everything here is used by code built
+ * with -fno-instrument-functions. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_FXTP_H
+#define FXT_PRELOAD_FXTP_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "writer/buffer.h"
+#include "writer/chunk.h"
+
+#define FXTP_TLS __thread __attribute__((tls_model("initial-exec")))
+#define FXTP_EXPORT __attribute__((visibility("default"), no_instrument_function))
+
+/* Global state: hooks do nothing unless RUNNING (one relaxed load). */
+enum fxtp_state {
+	FXTP_STATE_SETUP = 0,	 /* constructor not done (or tracing refused: stays here) */
+	FXTP_STATE_RUNNING = 1,	 /* hooks record */
+	FXTP_STATE_STOPPING = 2, /* the archive is being or has been written: hooks return */
+};
+extern int fxtp_state;
+
+static inline int fxtp_running(void)
+{
+	return __atomic_load_n(&fxtp_state, __ATOMIC_RELAXED) == FXTP_STATE_RUNNING;
+}
+
+/* Frame value flags (struct fxtp_frame.v, cache values): below 0x8000 it is an indexed string
+ * ref recorded on the fast path; otherwise one of these. */
+#define FXTP_V_SKIP 0x80000000u	  /* filtered out, too deep or inherited: not recorded */
+#define FXTP_V_INLINE 0x40000000u /* strings exhausted: low 24 bits = name slot (names.c) */
+#define FXTP_V_SLOT_MASK 0x00ffffffu
+
+/* One open call on the shadow stack. */
+struct fxtp_frame {
+	uint64_t start;	/* timestamp at entry */
+	uintptr_t sp;	/* caller-side stack pointer at the hook (CFA): deeper calls have lower */
+	uintptr_t fn;	/* function address from the hook */
+	uint32_t v;	/* name ref or FXTP_V_* */
+	uint32_t pad;
+};
+
+#define FXTP_CACHE_SIZE 512u /* per-thread name cache entries, power of two */
+struct fxtp_cache_ent {
+	uintptr_t fn;
+	uint32_t v;
+};
+
+/* Per-thread state: lives in TLS, listed in the thread registry (thread.c) while alive. */
+struct fxtp_thread {
+	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it */
+	int dead;			/* past the key destructor (or inherited by fork): no tracing */
+	struct fxtp_frame *top, *limit;	/* next free frame, end of the mapping */
+	struct fxtp_frame *base;	/* shadow stack (mmap, grows by mremap) */
+	struct fxtp_frame *depth_cap;	/* frames at or above it are FXTP_V_SKIP (FXT_MAX_DEPTH) */
+	uint32_t fastlimit;		/* v below it: fast 24-byte write (0: always slow path) */
+	uint32_t thread_index;		/* 1..255, or 0: events carry koids inline */
+	uint64_t hdr_base;		/* complete-event header without the name ref */
+	struct fxt_chunk_w w;
+	pid_t tid;
+	pthread_t self;
+	uintptr_t stack_lo, stack_hi;	/* the thread's stack: sp outside it is an alternate stack */
+	struct fxtp_thread *next, *prev;/* thread registry links */
+	struct fxtp_cache_ent cache[FXTP_CACHE_SIZE];
+};
+extern FXTP_TLS struct fxtp_thread fxtp_self;
+
+/* Takes the guard: returns 0 if this thread is already inside the tracer (the caller must then
+ * do nothing), else 1; every hook and wrapper that records pairs it with fxtp_leave(). */
+static inline int fxtp_enter(struct fxtp_thread *t)
+{
+	if (__builtin_expect(t->in_tracer, 0))
+		return 0;
+	t->in_tracer = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline void fxtp_leave(struct fxtp_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->in_tracer = 0;
+}
+
+/* Process-wide tracer context, set by the constructor (and refreshed in a fork child). */
+struct fxtp_ctx {
+	struct fxt_buf buf;
+	void *map;
+	size_t map_size;
+	pid_t pid;
+	int use_tsc;			/* invariant TSC present: ticks are TSC cycles, else ns */
+	uint64_t t0_ticks, t0_ns;	/* calibration start (CLOCK_MONOTONIC ns) */
+	char out_path[4096];		/* final archive path (absolute) */
+	char tmp_path[4096];		/* where it is written before rename */
+	char prog[256];			/* process name for its kernel object record */
+	/* options (init.c) */
+	size_t buffer_size;
+	uint32_t max_depth;		/* 0: unlimited */
+	uint64_t min_ticks;		/* FXT_MIN_DURATION in ticks, 0: off */
+	char *filter, *exclude;		/* comma-separated fnmatch globs, or NULL */
+	int output_set;			/* FXT_OUTPUT given */
+	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */
+};
+extern struct fxtp_ctx fxtp;
+
+static inline uint64_t fxtp_now(void)
+{
+	if (__builtin_expect(fxtp.use_tsc, 1))
+		return __rdtsc();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- init.c ---- */
+/* Stops tracing once, closes every open frame, writes the archive (tmp + rename). Async-signal-
+ * safe when from_signal (skips nothing essential, takes no lock). Fails: silently (reports once
+ * on stderr). Thread-safe: the first caller wins, later callers return at once. */
+void fxtp_finish(int from_signal);
+/* Prints one "fxtauto: ..." line on stderr, keeping errno. Async-signal-safe. */
+void fxtp_warn(const char *msg, const char *detail);
+/* Sets up the buffer, output path and process record for pid (constructor and fork child).
+ * Fails: -errno (tracing stays off). Not thread-safe. */
+int fxtp_open_buffer(void);
+
+/* ---- stack.c ---- */
+/* Slow paths of the hooks: thread setup / shadow stack growth (returns the free frame or NULL),
+ * dead-frame repair at entry, mismatched exits, and the non-fast event writes. */
+struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
+struct fxtp_frame *fxtp_stack_unwind_to(struct fxtp_thread *t, uintptr_t sp, uint64_t now);
+void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uint64_t now);
+void fxtp_write_event(struct fxtp_thread *t, const struct fxtp_frame *f, uint64_t end);
+/* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
+ * when t is another thread: then koids go inline). Async-signal-safe. */
+void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
+/* Maps the calling thread's shadow stack, and unmaps it. */
+int fxtp_stack_init(struct fxtp_thread *t);
+void fxtp_stack_release(struct fxtp_thread *t);
+
+/* ---- names.c ---- */
+/* Name of function fn for this thread's cache slot c: shared map, else symbolize and intern
+ * (guard held by the caller). Returns the frame value. */
+uint32_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_ent *c);
+/* Name of an FXTP_V_INLINE slot, and its length. */
+const char *fxtp_name_slot(uint32_t v, uint32_t *len);
+int fxtp_names_init(void);
+
+/* ---- emit.c: durable records ---- */
+int fxtp_emit_string(uint32_t index, const char *s, uint32_t len);
+int fxtp_emit_kobj(unsigned obj_type, uint64_t koid, const char *name, uint32_t len,
+		   uint64_t process_koid);
+/* The 3-word thread record for (index, pid, tid). */
+void fxtp_thread_record(uint64_t rec[3], uint32_t index, uint64_t pid, uint64_t tid);
+/* Complete event with inline name and/or inline thread; returns 0 or -ENOSPC (dropped). */
+int fxtp_emit_complete(struct fxt_chunk_w *w, uint32_t thread_index, uint64_t pid, uint64_t tid,
+		       uint16_t name_ref, const char *name, uint32_t name_len, uint64_t start,
+		       uint64_t end);
+
+/* ---- thread.c ---- */
+/* Sets up the calling thread (index, chunk writer, kernel object record, registry).
+ * Fails: -errno, thread not traced. */
+int fxtp_thread_setup(struct fxtp_thread *t);
+/* Walks the registry: fn(t) for every live thread other than self. lock=0 from a signal. */
+void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock);
+int fxtp_threads_init(void);
+/* Fork child: only the calling thread survives; registry and indexes reset. */
+void fxtp_threads_after_fork(struct fxtp_thread *self);
+
+/* ---- signal.c ---- */
+int fxtp_signals_init(void);
+
+/* ---- fork.c ---- */
+int fxtp_fork_init(void);
+
+/* ---- real.c ---- */
+struct fxtp_real {
+	void (*_exit)(int);
+	void (*_Exit)(int);
+	int (*pthread_setname_np)(pthread_t, const char *);
+	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+	int (*sigaction)(int, const void *, void *);
+};
+extern struct fxtp_real fxtp_real;
+/* Resolves every real function once (thread-safe, idempotent). */
+void fxtp_real_init(void);
+
+#endif

@@ -1,0 +1,395 @@
+/* Life of the tracer in a process: the constructor (options, clock, buffer, then RUNNING last),
+ * the exit flush (destructor, _exit/_Exit wrappers, fatal signals: close open frames, calibrate
+ * ticks per second over the whole run, write the archive to a temporary name and rename it), and
+ * the buffer of a process (also a fork child's). A bad option: one line on stderr, tracing off,
+ * the program runs normally. The tracer never changes the program's output, status or errno. */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Environment (read once, in the constructor):
+ *   FXT_OUTPUT        archive path (default: fxtauto.<pid>.fxt in the working directory at
+ *                     start). A fork child writes FXT_OUTPUT.<childpid> (default name: its own
+ *                     fxtauto.<childpid>.fxt). Written as <path>.tmp, then renamed.
+ *   FXT_BUFFER_SIZE   bytes of the trace buffer per process, with an optional K, M or G suffix
+ *                     (powers of 1024): 1M .. 64G, default 64M. When it fills, later records
+ *                     are dropped and counted, and the archive says so (buffer-full event).
+ *   FXT_MAX_DEPTH     deepest call level recorded (1 = outermost calls only), 1 .. 2^31;
+ *                     deeper calls are not recorded. Default: unlimited.
+ *   FXT_FILTER        comma-separated fnmatch(3) globs: only functions whose name matches one
+ *                     are recorded (e.g. "main,work*,ns::*").
+ *   FXT_EXCLUDE       comma-separated globs: functions whose name matches one are not recorded.
+ *   FXT_MIN_DURATION  calls shorter than this are not recorded: a number with unit ns, us, ms
+ *                     or s (e.g. 10us); a bare number is nanoseconds.
+ */
+#define _GNU_SOURCE
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/fxtp.h"
+#include "writer/archive.h"
+#include "writer/fields.h"
+
+int fxtp_state = FXTP_STATE_SETUP;
+struct fxtp_ctx fxtp;
+
+#define DEFAULT_BUFFER (64ULL << 20)
+#define CALIBRATE_MIN_NS 10000000ULL /* the shortest calibration span: 10 ms */
+
+void fxtp_warn(const char *msg, const char *detail)
+{
+	int saved = errno;
+	char line[512];
+	size_t n = 0;
+	const char *parts[] = { "fxtauto: ", msg, detail ? ": " : "", detail ? detail : "", "\n" };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t l = strnlen(parts[i], sizeof(line) - 1 - n);
+		memcpy(line + n, parts[i], l);
+		n += l;
+	}
+	if (write(2, line, n) < 0) {
+		/* nothing more to do: stderr is gone */
+	}
+	errno = saved;
+}
+
+/* ---- options ---- */
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno || *s == '-')
+		return -1;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno || *s == '-')
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && v <= UINT64_MAX / units[i].ns) {
+			*out = v * units[i].ns;
+			return 0;
+		}
+	return -1;
+}
+
+/* Makes path absolute against the working directory (cut to size - 1 bytes). */
+static void absolute(const char *path, char *buf, size_t size)
+{
+	size_t n = 0;
+	if (path[0] != '/' && getcwd(buf, size - 1)) {
+		n = strlen(buf);
+		buf[n++] = '/';
+	}
+	snprintf(buf + n, size - n, "%s", path);
+}
+
+/* Reads every FXT_* option; on a bad one prints why and returns -1. */
+static int read_options(void)
+{
+	const char *s;
+	uint64_t v;
+
+	fxtp.buffer_size = DEFAULT_BUFFER;
+	if ((s = getenv("FXT_BUFFER_SIZE"))) {
+		if (parse_size(s, &v) < 0 || v < (1ULL << 20) || v > (64ULL << 30)) {
+			fxtp_warn("FXT_BUFFER_SIZE must be a size from 1M to 64G (like 64M); tracing off",
+				  s);
+			return -1;
+		}
+		fxtp.buffer_size = v;
+	}
+	if ((s = getenv("FXT_MAX_DEPTH"))) {
+		if (parse_size(s, &v) < 0 || strpbrk(s, "kKmMgGbB") || v < 1 || v > (1ULL << 31)) {
+			fxtp_warn("FXT_MAX_DEPTH must be a whole number from 1 to 2147483648; tracing off",
+				  s);
+			return -1;
+		}
+		fxtp.max_depth = (uint32_t)v;
+	}
+	if ((s = getenv("FXT_MIN_DURATION"))) {
+		if (parse_duration_ns(s, &v) < 0) {
+			fxtp_warn("FXT_MIN_DURATION must be a duration like 10us (ns, us, ms, s); "
+				  "tracing off", s);
+			return -1;
+		}
+		fxtp.min_ticks = v;	/* in ns here; converted to ticks once the clock is known */
+	}
+	const char *globs[2] = { getenv("FXT_FILTER"), getenv("FXT_EXCLUDE") };
+	char **dst[2] = { &fxtp.filter, &fxtp.exclude };
+	for (int i = 0; i < 2; i++) {
+		if (!globs[i])
+			continue;
+		if (!*globs[i] || strspn(globs[i], ",") == strlen(globs[i])) {
+			fxtp_warn(i ? "FXT_EXCLUDE must list globs separated by commas; tracing off"
+				    : "FXT_FILTER must list globs separated by commas; tracing off",
+				  globs[i]);
+			return -1;
+		}
+		*dst[i] = strdup(globs[i]);
+	}
+	if ((s = getenv("FXT_OUTPUT"))) {
+		if (!*s) {
+			fxtp_warn("FXT_OUTPUT must be a file path; tracing off", NULL);
+			return -1;
+		}
+		fxtp.output_set = 1;
+		absolute(s, fxtp.output_opt, sizeof(fxtp.output_opt));
+	}
+	return 0;
+}
+
+/* ---- clock ---- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int invariant_tsc(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return 0;
+	__get_cpuid(0x80000007, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+}
+
+/* Ticks per second over [start, now], at least CALIBRATE_MIN_NS long. Async-signal-safe. */
+static uint64_t ticks_per_second(void)
+{
+	if (!fxtp.use_tsc)
+		return 1000000000ULL;
+	uint64_t ns, ticks;
+	do {
+		ticks = fxtp_now();
+		ns = mono_ns();
+	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS);
+	return (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) * 1000000000ULL /
+			  (ns - fxtp.t0_ns));
+}
+
+/* ---- buffer ---- */
+
+/* Copies the string records of the durable area `from` into the current buffer (fork child:
+ * the indexes cached by names.c stay valid). */
+static void copy_strings(const struct fxt_buf *from)
+{
+	const uint64_t *p = fxt_buf_durable(from);
+	size_t words = fxt_archive_valid_prefix(p, from->hdr->durable_size / 8) / 8;
+	for (size_t at = 0; at < words;) {
+		uint32_t n = (uint32_t)fxt_field_get(FXT_RECORD_SIZE, p[at]);
+		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) == FXT_RT_STRING) {
+			uint64_t *r = fxt_buf_durable_reserve(&fxtp.buf, n);
+			if (!r)
+				return;
+			memcpy(r + 1, p + at + 1, (n - 1) * 8);
+			fxt_chunk_commit(r, p[at]);
+		}
+		at += n ? n : 1;
+	}
+}
+
+int fxtp_open_buffer(void)
+{
+	struct fxt_buf old = fxtp.buf;
+	void *old_map = fxtp.map;
+	size_t size = fxtp.buffer_size;
+	uint64_t durable = size / 8;
+	if (durable < (64u << 10))
+		durable = 64u << 10;
+	if (durable > (32u << 20))
+		durable = 32u << 20;
+
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	fxtp.pid = getpid();
+	int rc = fxt_buf_init(&fxtp.buf, m, size, durable, FXT_BUF_DEFAULT_CHUNK, FXT_BUF_ONESHOT,
+			      (uint64_t)fxtp.pid);
+	if (rc < 0) {
+		munmap(m, size);
+		return rc;
+	}
+	fxtp.map = m;
+	fxtp.map_size = size;
+	fxtp.buf.hdr->start_ticks = fxtp_now();
+	if (old_map) {
+		copy_strings(&old);
+		munmap(old_map, size);
+	}
+
+	char def[64];
+	snprintf(def, sizeof(def), "fxtauto.%d.fxt", (int)fxtp.pid);
+	if (!fxtp.output_set)
+		absolute(def, fxtp.out_path, sizeof(fxtp.out_path));
+	else if (old_map)
+		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%.4000s.%d", fxtp.output_opt,
+			 (int)fxtp.pid);
+	else
+		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%s", fxtp.output_opt);
+	snprintf(fxtp.tmp_path, sizeof(fxtp.tmp_path), "%.4000s.tmp", fxtp.out_path);
+
+	fxtp_emit_kobj(FXT_OBJ_TYPE_PROCESS, (uint64_t)fxtp.pid, fxtp.prog,
+		       (uint32_t)strlen(fxtp.prog), 0);
+	return 0;
+}
+
+/* ---- archive at exit ---- */
+
+static int emit_fd(void *ctx, const void *data, size_t len)
+{
+	int fd = *(int *)ctx;
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -(n < 0 ? errno : EIO);
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static struct fxt_chunk_w others_w; /* koid-inline closing events of other threads */
+
+static void close_other(struct fxtp_thread *t, void *arg)
+{
+	uint64_t now = *(uint64_t *)arg;
+	if (!t->dead)
+		fxtp_close_frames(t, &others_w, now);
+	fxt_chunk_flush(&t->w);
+}
+
+void fxtp_finish(int from_signal)
+{
+	int expected = FXTP_STATE_RUNNING;
+	if (getpid() != fxtp.pid)
+		return;	/* a vfork child or raw clone: the buffer is its parent's */
+	if (!__atomic_compare_exchange_n(&fxtp_state, &expected, FXTP_STATE_STOPPING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	struct fxtp_thread *self = &fxtp_self;
+	uint64_t now = fxtp_now();
+	if (self->base && !self->dead && !self->in_tracer)
+		fxtp_close_frames(self, &self->w, now);
+	fxt_chunk_flush(&self->w);
+	fxt_chunk_init(&others_w, &fxtp.buf, NULL);
+	fxtp_threads_each(close_other, &now, !from_signal);
+	fxt_chunk_flush(&others_w);
+	fxtp.buf.hdr->ticks_per_second = ticks_per_second();
+
+	struct fxt_archive_info info = {
+		.with_magic = 1,
+		.provider_id = (uint32_t)fxtp.pid,
+		.provider_name = fxtp.prog,
+	};
+	int fd = open(fxtp.tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = fd < 0 ? -errno : fxt_archive_write(&fxtp.buf, &info, emit_fd, &fd);
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(fxtp.tmp_path, fxtp.out_path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		if (fd >= 0)
+			unlink(fxtp.tmp_path);
+		fxtp_warn("cannot write the archive", fxtp.out_path);
+	}
+	__atomic_store_n(&fxtp.buf.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
+	errno = saved;
+}
+
+/* ---- constructor, destructor, _exit ---- */
+
+__attribute__((constructor(101), no_instrument_function)) static void fxtp_init(void)
+{
+	struct fxtp_thread *t = &fxtp_self;
+	fxtp_enter(t);
+	int saved = errno;
+	fxtp_real_init();
+	if (read_options() < 0)
+		goto out;
+	snprintf(fxtp.prog, sizeof(fxtp.prog), "%s", program_invocation_short_name);
+	fxtp.use_tsc = invariant_tsc();
+	fxtp.t0_ticks = fxtp_now();
+	fxtp.t0_ns = mono_ns();
+	if (fxtp.min_ticks && fxtp.use_tsc) {
+		/* A short calibration (1 ms) converts FXT_MIN_DURATION into TSC ticks. */
+		uint64_t ns;
+		while ((ns = mono_ns()) - fxtp.t0_ns < 1000000)
+			;
+		uint64_t tps = (uint64_t)((unsigned __int128)(fxtp_now() - fxtp.t0_ticks) *
+					  1000000000ULL / (ns - fxtp.t0_ns));
+		fxtp.min_ticks = (uint64_t)((unsigned __int128)fxtp.min_ticks * tps / 1000000000ULL);
+	}
+	int rc;
+	if ((rc = fxtp_names_init()) < 0 || (rc = fxtp_threads_init()) < 0 ||
+	    (rc = fxtp_open_buffer()) < 0 || (rc = fxtp_signals_init()) < 0 ||
+	    (rc = fxtp_fork_init()) < 0) {
+		fxtp_warn("cannot start tracing; tracing off", strerror(-rc));
+		goto out;
+	}
+	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
+out:
+	errno = saved;
+	fxtp_leave(t);
+}
+
+__attribute__((destructor, no_instrument_function)) static void fxtp_fini(void)
+{
+	fxtp_finish(0);
+}
+
+FXTP_EXPORT void _exit(int status)
+{
+	fxtp_finish(0);
+	fxtp_real_init();
+	if (fxtp_real._exit)
+		fxtp_real._exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+FXTP_EXPORT void _Exit(int status)
+{
+	fxtp_finish(0);
+	fxtp_real_init();
+	if (fxtp_real._Exit)
+		fxtp_real._Exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}

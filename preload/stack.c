@@ -1,0 +1,137 @@
+/* Shadow stack slow paths: the mmap'ed stack and its growth (no depth limit: mremap doubles
+ * it), repair when exits never come (longjmp, clang exceptions, pthread_cancel: a frame whose
+ * stack pointer is not above the current one is dead and is closed now), mismatched exits, and
+ * event writes that are not the 24-byte fast form (inline name, inline thread, min duration).
+ * No malloc, no locks: also used from the fatal-signal flush. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "preload/fxtp.h"
+#include "writer/fields.h"
+
+#define INITIAL_BYTES (64u * 1024u)
+
+static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *base, size_t bytes,
+		       size_t depth)
+{
+	t->base = base;
+	t->top = base + depth;
+	t->limit = base + bytes / sizeof(*base);
+	t->depth_cap = fxtp.max_depth ? base + fxtp.max_depth : (struct fxtp_frame *)UINTPTR_MAX;
+}
+
+int fxtp_stack_init(struct fxtp_thread *t)
+{
+	void *p = mmap(NULL, INITIAL_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	set_bounds(t, p, INITIAL_BYTES, 0);
+	return 0;
+}
+
+void fxtp_stack_release(struct fxtp_thread *t)
+{
+	if (t->base)
+		munmap(t->base, (size_t)(t->limit - t->base) * sizeof(*t->base));
+	t->base = t->top = t->limit = NULL;
+}
+
+__attribute__((noinline)) struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t)
+{
+	if (t->dead)
+		return NULL;
+	if (!t->base) {
+		if (fxtp_thread_setup(t) < 0) {
+			t->dead = 1;
+			return NULL;
+		}
+		return t->top;
+	}
+	size_t bytes = (size_t)(t->limit - t->base) * sizeof(*t->base);
+	size_t depth = (size_t)(t->top - t->base);
+	void *p = mremap(t->base, bytes, bytes * 2, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED)
+		return NULL;	/* this call goes unrecorded; its exit finds no frame */
+	set_bounds(t, p, bytes * 2, depth);
+	return t->top;
+}
+
+/* Writes the complete event of frame f ending at end into w, for thread t (t's own writer and
+ * index when w is t's, else koids inline). Filtered frames and short calls write nothing. */
+static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
+		     uint64_t end)
+{
+	if ((f->v & FXTP_V_SKIP) || (fxtp.min_ticks && end - f->start < fxtp.min_ticks))
+		return;
+	uint32_t tindex = w == &t->w ? t->thread_index : 0;
+	const char *name = NULL;
+	uint32_t len = 0;
+	uint16_t ref = (uint16_t)f->v;
+	if (f->v & FXTP_V_INLINE) {
+		name = fxtp_name_slot(f->v, &len);
+		ref = 0;
+	}
+	if (tindex && !name) {
+		uint64_t *r = fxt_chunk_reserve(w, 3);
+		if (r) {
+			r[1] = f->start;
+			r[2] = end;
+			fxt_chunk_commit(r, t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, ref));
+		}
+		return;
+	}
+	fxtp_emit_complete(w, tindex, (uint64_t)fxtp.pid, (uint64_t)t->tid, ref, name, len,
+			   f->start, end);
+}
+
+void fxtp_write_event(struct fxtp_thread *t, const struct fxtp_frame *f, uint64_t end)
+{
+	write_to(t, &t->w, f, end);
+}
+
+__attribute__((noinline)) struct fxtp_frame *fxtp_stack_unwind_to(struct fxtp_thread *t,
+								   uintptr_t sp, uint64_t now)
+{
+	/* An alternate signal stack is not the thread's stack: nothing below it is dead. */
+	if (sp < t->stack_lo || sp >= t->stack_hi)
+		return t->top;
+	while (t->top > t->base && t->top[-1].sp <= sp) {
+		t->top--;
+		write_to(t, &t->w, t->top, now);
+	}
+	return t->top;
+}
+
+__attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
+					      uint64_t now)
+{
+	if (t->top == t->base || !t->base)
+		return;	/* an exit whose entry was never seen (before setup, or inherited) */
+	struct fxtp_frame *g = t->top - 1;
+	while (g >= t->base && !(g->fn == fn && g->sp == sp))
+		g--;
+	if (g < t->base) {
+		/* No exact match: the stack pointer moved inside the call (alloca, VLA). */
+		if (t->top[-1].fn != fn)
+			return;
+		g = t->top - 1;
+	}
+	while (t->top > g) {
+		t->top--;
+		write_to(t, &t->w, t->top, now);
+	}
+}
+
+void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end)
+{
+	if (!t->base)
+		return;
+	while (t->top > t->base) {
+		t->top--;
+		write_to(t, w, t->top, end);
+	}
+}

@@ -1,0 +1,212 @@
+/* Per-thread life of the tracer: setup on a thread's first hook (shadow stack, thread index,
+ * chunk writer, kernel object record with its name), the registry of live threads used by the
+ * exit and crash flush, release through a pthread_key_create destructor, and the name wrappers
+ * (pthread_setname_np, prctl(PR_SET_NAME)) that re-emit the thread's kernel object record.
+ * Thread indexes 1..255 are recycled; a thread beyond them writes its koids inline. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "preload/fxtp.h"
+#include "writer/fields.h"
+
+FXTP_TLS struct fxtp_thread fxtp_self;
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fxtp_thread *reg_head;
+static uint8_t index_used[FXT_THREAD_MAX_INDEX + 1];
+static pthread_key_t key;
+
+/* Reads the kernel's name of thread tid (its comm) into buf; returns its length. */
+static uint32_t comm_of(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		n = 0;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = 0;
+	return (uint32_t)n;
+}
+
+static void thread_done(void *arg)
+{
+	struct fxtp_thread *t = arg;
+	if (!fxtp_enter(t))
+		return;
+	if (fxtp_running())
+		fxtp_close_frames(t, &t->w, fxtp_now());
+	fxt_chunk_flush(&t->w);
+	pthread_mutex_lock(&reg_lock);
+	if (t->prev)
+		t->prev->next = t->next;
+	else if (reg_head == t)
+		reg_head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	index_used[t->thread_index] = 0;
+	pthread_mutex_unlock(&reg_lock);
+	t->dead = 1;
+	fxtp_stack_release(t);
+	fxtp_leave(t);
+}
+
+int fxtp_threads_init(void)
+{
+	return -pthread_key_create(&key, thread_done);
+}
+
+/* Sets the writer and event header for thread index `index` of the current process. */
+static void start_writer(struct fxtp_thread *t, uint32_t index)
+{
+	uint64_t rec[3];
+	t->thread_index = index;
+	fxtp_thread_record(rec, index, (uint64_t)fxtp.pid, (uint64_t)t->tid);
+	fxt_chunk_init(&t->w, &fxtp.buf, index ? rec : NULL);
+	t->hdr_base = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
+		      fxt_field_prep(FXT_RECORD_SIZE, 3) |
+		      fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
+		      fxt_field_prep(FXT_EVENT_THREAD_REF, index);
+	t->fastlimit = index && !fxtp.min_ticks ? 0x8000u : 0;
+}
+
+static void emit_name(struct fxtp_thread *t)
+{
+	char name[64];
+	uint32_t len = comm_of(t->tid, name, sizeof(name));
+	fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, (uint64_t)t->tid, name, len, (uint64_t)fxtp.pid);
+}
+
+int fxtp_thread_setup(struct fxtp_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	int rc;
+
+	t->tid = gettid();
+	t->self = pthread_self();
+	t->stack_lo = 0;
+	t->stack_hi = UINTPTR_MAX;
+	if (pthread_getattr_np(t->self, &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+			t->stack_lo = (uintptr_t)addr;
+			t->stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	if ((rc = fxtp_stack_init(t)) < 0)
+		return rc;
+
+	uint32_t index = 0;
+	pthread_mutex_lock(&reg_lock);
+	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
+		if (!index_used[i])
+			index_used[i] = 1, index = i;
+	t->prev = NULL;
+	t->next = reg_head;
+	if (reg_head)
+		reg_head->prev = t;
+	reg_head = t;
+	pthread_mutex_unlock(&reg_lock);
+
+	start_writer(t, index);
+	emit_name(t);
+	pthread_setspecific(key, t);
+	return 0;
+}
+
+void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock)
+{
+	if (lock)
+		pthread_mutex_lock(&reg_lock);
+	for (struct fxtp_thread *t = reg_head; t; t = t->next)
+		if (t != &fxtp_self)
+			fn(t, arg);
+	if (lock)
+		pthread_mutex_unlock(&reg_lock);
+}
+
+void fxtp_threads_after_fork(struct fxtp_thread *self)
+{
+	pthread_mutex_init(&reg_lock, NULL);
+	memset(index_used, 0, sizeof(index_used));
+	reg_head = NULL;
+	if (!self->base)
+		return;	/* this thread had never been set up: its first hook will do it */
+	/* Inherited frames are the parent's calls: kept for pairing, never recorded. */
+	for (struct fxtp_frame *f = self->base; f < self->top; f++)
+		f->v = FXTP_V_SKIP;
+	memset(self->cache, 0, sizeof(self->cache));
+	self->tid = gettid();
+	self->prev = self->next = NULL;
+	reg_head = self;
+	index_used[1] = 1;
+	start_writer(self, 1);
+	emit_name(self);
+}
+
+/* Re-emits the kernel object record of thread `th` (named `name`) if it is traced. */
+static void renamed(pthread_t th, const char *name)
+{
+	pid_t tid = 0;
+	pthread_mutex_lock(&reg_lock);
+	for (struct fxtp_thread *t = reg_head; t; t = t->next)
+		if (pthread_equal(t->self, th))
+			tid = t->tid;
+	pthread_mutex_unlock(&reg_lock);
+	if (tid)
+		fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, (uint64_t)tid, name, (uint32_t)strnlen(name, 16),
+			       (uint64_t)fxtp.pid);
+}
+
+FXTP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	struct fxtp_thread *t = &fxtp_self;
+	fxtp_real_init();
+	if (!fxtp_real.pthread_setname_np)
+		return ENOSYS;
+	int rc = fxtp_real.pthread_setname_np(th, name);
+	if (rc == 0 && fxtp_running() && fxtp_enter(t)) {
+		int saved = errno;
+		renamed(th, name);
+		errno = saved;
+		fxtp_leave(t);
+	}
+	return rc;
+}
+
+FXTP_EXPORT int prctl(int option, ...)
+{
+	struct fxtp_thread *t = &fxtp_self;
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	fxtp_real_init();
+	if (!fxtp_real.prctl) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = fxtp_real.prctl(option, a2, a3, a4, a5);
+	if (rc == 0 && option == PR_SET_NAME && fxtp_running() && fxtp_enter(t)) {
+		int saved = errno;
+		renamed(pthread_self(), (const char *)a2);
+		errno = saved;
+		fxtp_leave(t);
+	}
+	return rc;
+}

@@ -1,0 +1,96 @@
+/* Buffer bookkeeping: layout of a fresh mapping, validation of a mapping made elsewhere, and
+ * the two lock-free allocators (durable bump, chunk fetch-add). Everything is plain memory
+ * arithmetic and atomics: no syscalls, no malloc, async-signal-safe. */
+/* SPDX-License-Identifier: MIT */
+#include "writer/buffer.h"
+
+#include <errno.h>
+#include <string.h>
+
+int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_size,
+		 uint32_t chunk_size, enum fxt_buf_mode mode, uint64_t pid)
+{
+	if (!b || !mem || ((uintptr_t)mem & 7) || chunk_size < FXT_BUF_MIN_CHUNK ||
+	    (chunk_size & 7))
+		return -EINVAL;
+	if (mode != FXT_BUF_ONESHOT)
+		return -EOPNOTSUPP;	/* circular and streaming come with fxtrun */
+	durable_size &= ~7ULL;
+	if (size < FXT_BUF_HDR_SIZE || durable_size < 64 ||
+	    durable_size > size - FXT_BUF_HDR_SIZE)
+		return -EINVAL;
+	uint64_t rolling = size - FXT_BUF_HDR_SIZE - durable_size;
+	uint64_t n = rolling / chunk_size;
+	if (n < 2)
+		return -EINVAL;
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+
+	struct fxt_buf_hdr *h = mem;
+	memset(h, 0, sizeof(*h));
+	h->version = FXT_BUF_VERSION;
+	h->mode = mode;
+	h->size = size;
+	h->durable_off = FXT_BUF_HDR_SIZE;
+	h->durable_size = durable_size;
+	h->chunks_off = FXT_BUF_HDR_SIZE + durable_size;
+	h->chunk_size = chunk_size;
+	h->nchunks = (uint32_t)n;
+	h->pid = pid;
+	/* magic last: a manager polling the mapping sees a complete header or none. */
+	__atomic_store_n(&h->magic, FXT_BUF_MAGIC, __ATOMIC_RELEASE);
+	b->hdr = h;
+	b->base = mem;
+	return 0;
+}
+
+int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size)
+{
+	if (!b || !mem || ((uintptr_t)mem & 7) || size < FXT_BUF_HDR_SIZE)
+		return -EINVAL;
+	const struct fxt_buf_hdr *h = mem;
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != FXT_BUF_MAGIC)
+		return -EINVAL;
+	if (h->version != FXT_BUF_VERSION)
+		return -EPROTONOSUPPORT;
+	if (h->size > size || h->mode > FXT_BUF_STREAMING || h->durable_off != FXT_BUF_HDR_SIZE ||
+	    (h->durable_size & 7) || h->durable_size > h->size - FXT_BUF_HDR_SIZE ||
+	    h->chunks_off != h->durable_off + h->durable_size || h->chunk_size < FXT_BUF_MIN_CHUNK ||
+	    (h->chunk_size & 7) ||
+	    (uint64_t)h->nchunks * h->chunk_size > h->size - h->chunks_off)
+		return -EINVAL;
+	b->hdr = mem;
+	b->base = mem;
+	return 0;
+}
+
+uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	uint64_t n = (uint64_t)words * 8;
+	uint64_t at = atomic_fetch_add_explicit(&h->durable_used, n, memory_order_relaxed);
+	if (at + n > h->durable_size) {
+		/* Leave durable_used past the end: every later reservation fails too, and a
+		 * reader bounds its walk by durable_size. */
+		atomic_store_explicit(&h->state, FXT_BUF_DURABLE_FULL, memory_order_release);
+		fxt_buf_count_drops(b, 1);
+		return NULL;
+	}
+	return (uint64_t *)(b->base + h->durable_off + at);
+}
+
+uint64_t *fxt_buf_chunk_take(struct fxt_buf *b)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
+	if (seq >= h->nchunks)
+		return NULL;	/* oneshot: exhausted (circular/streaming are fxtrun's, later) */
+	uint64_t *c = (uint64_t *)(b->base + h->chunks_off + seq * h->chunk_size);
+	__atomic_store_n(&c[0], seq + 1, __ATOMIC_RELEASE);
+	return c;
+}
+
+void fxt_buf_count_drops(struct fxt_buf *b, uint64_t n)
+{
+	atomic_fetch_add_explicit(&b->hdr->dropped, n, memory_order_relaxed);
+}

@@ -1,0 +1,129 @@
+/* The per-process trace buffer: one shared mapping (a file, a memfd or anonymous memory) that
+ * the traced process writes and a manager process (fxtrun) may map and read at any time. The
+ * layout below is a contract between processes, versioned by FXT_BUF_VERSION. Writers never
+ * lock: the durable area and the chunks are handed out by atomic bumps; a record becomes
+ * visible when its header word is stored (release), so readers stop at the first zero word.
+ * No malloc, no syscalls: every function here is async-signal-safe. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_WRITER_BUFFER_H
+#define FXT_WRITER_BUFFER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Layout (all offsets from the start of the mapping, all little-endian, 8-byte aligned):
+ *
+ *   [0, 4096)                         struct fxt_buf_hdr (below), rest of the page zero
+ *   [durable_off, +durable_size)      DURABLE area: FXT records back to back (string, thread,
+ *                                     kernel object records). Bytes [0, durable_used) are
+ *                                     reserved; a record is complete once its header word is
+ *                                     non-zero. Never dropped: when full, tracing stops.
+ *   [chunks_off, +nchunks*chunk_size) ROLLING area: nchunks chunks of chunk_size bytes.
+ *
+ * A chunk: word 0 is its sequence number (1 + the value of next_chunk that took it; 0 = never
+ * taken), then FXT records back to back written by ONE thread, ending at the first zero word or
+ * at the chunk's end. The first record of every chunk is the thread record of the thread that
+ * owns it, so thread indexes may be recycled between chunks. The archive keeps chunks in
+ * sequence order (oneshot: sequence = index + 1).
+ */
+#define FXT_BUF_MAGIC 0x3146554254584655ULL /* "UFXTBUF1" little-endian */
+#define FXT_BUF_VERSION 1u
+#define FXT_BUF_HDR_SIZE 4096u
+#define FXT_BUF_MIN_CHUNK 256u		/* bytes; chunk sizes are multiples of 8 */
+#define FXT_BUF_DEFAULT_CHUNK 32768u
+
+enum fxt_buf_mode {
+	FXT_BUF_ONESHOT = 0,	/* chunks run out: record no more, count drops */
+	FXT_BUF_CIRCULAR = 1,	/* reserved for fxtrun: reuse the oldest chunks */
+	FXT_BUF_STREAMING = 2,	/* reserved for fxtrun: two rolling halves saved by the manager */
+};
+
+/* Stopped flag values of fxt_buf_hdr.state. */
+enum fxt_buf_state {
+	FXT_BUF_WRITING = 0,	/* the process may still write */
+	FXT_BUF_STOPPED = 1,	/* the process wrote its last record (exit or crash flush done) */
+	FXT_BUF_DURABLE_FULL = 2, /* the durable area filled: tracing stopped early */
+};
+
+/* The header page. Fields above `durable_used` are written once by fxt_buf_init() before the
+ * buffer is shared and never change (a manager may read them plainly). Counters below live on
+ * their own cache line: they are touched only on slow paths (chunk refill, durable append,
+ * drops), never per event. */
+struct fxt_buf_hdr {
+	uint64_t magic;			/* FXT_BUF_MAGIC */
+	uint32_t version;		/* FXT_BUF_VERSION */
+	uint32_t mode;			/* enum fxt_buf_mode */
+	uint64_t size;			/* bytes of the whole mapping */
+	uint64_t durable_off, durable_size;
+	uint64_t chunks_off;
+	uint32_t chunk_size;		/* bytes, multiple of 8, >= FXT_BUF_MIN_CHUNK */
+	uint32_t nchunks;
+	uint64_t pid;			/* koid of the writing process */
+	uint64_t ticks_per_second;	/* 0 until the writer stores it (at stop, or earlier) */
+	uint64_t start_ticks;		/* timestamp of buffer creation */
+
+	/* Bytes of the durable area handed out: fetch-add by the record size (bounded by
+	 * durable_size, 2^64 never reached). relaxed: the record's own header store (release)
+	 * publishes its content; readers read the header with acquire. */
+	_Alignas(64) _Atomic uint64_t durable_used;
+	/* Chunks handed out: one fetch-add per chunk taken; values >= nchunks mean the oneshot
+	 * buffer is exhausted (circular: value % nchunks is the chunk, value / nchunks the wrap).
+	 * relaxed: a chunk's words are only written by its taker after the add. */
+	_Atomic uint64_t next_chunk;
+	_Atomic uint64_t dropped;	/* records not written because no space was left */
+	_Atomic uint64_t wraps;		/* circular: times the rolling area was reused */
+	_Atomic uint32_t state;		/* enum fxt_buf_state, release-stored */
+	uint32_t pad1;
+};
+
+_Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
+_Static_assert(offsetof(struct fxt_buf_hdr, durable_used) % 64 == 0, "counters on own line");
+
+/* A process-local handle on a mapped buffer (the mapping itself holds all shared state). */
+struct fxt_buf {
+	struct fxt_buf_hdr *hdr;
+	uint8_t *base;
+};
+
+/* Lays out a new buffer in mem (size bytes, zero-filled, 8-byte aligned): header, a durable area
+ * of durable_size bytes (rounded down to 8), then as many chunks of chunk_size as fit.
+ * Fails: -EINVAL (size too small for the header, the durable area and 2 chunks, bad chunk
+ * size), -EOPNOTSUPP (a mode other than oneshot, not implemented yet). Not thread-safe: call before the buffer is shared. Async-signal-safe. */
+int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_size,
+		 uint32_t chunk_size, enum fxt_buf_mode mode, uint64_t pid);
+
+/* Attaches to a buffer laid out by fxt_buf_init() (possibly in another process): checks magic,
+ * version and that every area lies inside size bytes.
+ * Fails: -EINVAL (not a buffer, or inconsistent), -EPROTONOSUPPORT (other version).
+ * Thread-safe; async-signal-safe. */
+int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size);
+
+/* Reserves `words` words in the durable area: one atomic add. The caller writes the record and
+ * commits it (header last, release). Full: NULL, state becomes FXT_BUF_DURABLE_FULL and the
+ * record counts as dropped. The reservation stays consumed even when it does not fit.
+ * Fails: NULL as said. Thread-safe, lock-free, async-signal-safe. */
+uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words);
+
+/* Takes the next chunk: one atomic fetch-add. Stores its sequence number in its word 0 and
+ * returns the chunk (chunk_size bytes, word 0 included). Oneshot and exhausted: NULL.
+ * Fails: NULL as said. Thread-safe, lock-free, async-signal-safe. */
+uint64_t *fxt_buf_chunk_take(struct fxt_buf *b);
+
+/* Adds n to the dropped-records counter. Thread-safe, async-signal-safe. */
+void fxt_buf_count_drops(struct fxt_buf *b, uint64_t n);
+
+/* Chunk i in [0, nchunks) (for readers): its first word. Thread-safe. */
+static inline const uint64_t *fxt_buf_chunk(const struct fxt_buf *b, uint32_t i)
+{
+	return (const uint64_t *)(b->base + b->hdr->chunks_off + (uint64_t)i * b->hdr->chunk_size);
+}
+
+/* The durable area (for readers). Thread-safe. */
+static inline const uint64_t *fxt_buf_durable(const struct fxt_buf *b)
+{
+	return (const uint64_t *)(b->base + b->hdr->durable_off);
+}
+
+#endif
