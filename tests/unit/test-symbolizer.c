@@ -1,6 +1,7 @@
 /* Symbolizer claims: static and exported functions of the program, of a linked library, of
- * dlopen'ed libraries (plain, separate debuginfo, DWARF only), demangled C++ methods, the
- * module+0xoffset fallback, cut names, stability over repeated lookups and 4 threads at once. */
+ * dlopen'ed libraries (plain, separate or stale debuginfo, DWARF only), of the vDSO, demangled
+ * C++ methods, the module+0xoffset fallback, cut names, stability over repeated lookups and
+ * 4 threads at once. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -155,6 +157,12 @@ int main(void)
 	snprintf(want, sizeof(want), "test-symbolizer+0x%lx", (unsigned long)hdr[1]);
 	ok(!strcmp(lookup(sym, hdr[0]), want),
 	   "an address covered by no symbol is named module+0xoffset (got %s, want %s)", name, want);
+	/* The vDSO has no file: its image is read from memory. */
+	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
+	int vdso_named = 0;
+	for (uintptr_t a = vdso; vdso && a < vdso + 8192 && !vdso_named; a += 16)
+		vdso_named = !strcmp(lookup(sym, a), "__vdso_clock_gettime");
+	ok(vdso_named, "__vdso_clock_gettime is found in the vDSO");
 	void *heap = malloc(64);
 	snprintf(want, sizeof(want), "0x%lx", (unsigned long)(uintptr_t)heap);
 	ok(!strcmp(lookup(sym, (uintptr_t)heap), want),
