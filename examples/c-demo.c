@@ -1,10 +1,10 @@
 /* c-demo: a small deterministic C workload to trace with fxtauto: nested calls, recursion,
  * 4 threads named "worker-0".."worker-3". Usage: c-demo [scale], scale in [1, 1000] (default 1);
- * prints one checksum line that depends on the scale only. Exact calls for scale S, all threads:
- *   main 1, parse_scale 1, warm_up 1, report 1            (main thread)
- *   worker 4 (one per worker thread), step 100*S, mix 300*S, hash_block 100*S, hash_word 1600*S
- *   fib 197300*S + 177   (fib(15) = 1973 calls, once per step; fib(10) = 177 calls in warm_up)
- * Nesting on a worker: worker > step > {fib > fib..., mix, hash_block > hash_word}. */
+ * prints one checksum line that depends on the scale only. Exact calls for scale S, per thread:
+ *   main thread ("c-demo"): main 1, parse_scale 1, warm_up 1, fib 177 (fib(10)), report 1
+ *   each of "worker-0".."worker-3": worker 1, step 25*S, fib 49325*S (fib(15) = 1973 calls per
+ *   step), mix 75*S, hash_block 25*S, hash_word 400*S
+ * Nesting: worker > step > {fib > fib..., mix, hash_block > hash_word}; main > warm_up > fib. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <inttypes.h>
