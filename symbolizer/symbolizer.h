@@ -23,9 +23,13 @@ struct fxt_sym *fxt_sym_new(void);
  * the module's load base) when no symbol covers it, else "0x<addr>" outside every module.
  * Libraries loaded or unloaded since the last lookup are seen automatically (the loader's
  * dlpi_adds/dlpi_subs counters are checked on each lookup). Demangling uses the process's own
- * libstdc++; a C++ name in a process without one loads it once (dlopen, outside the lock). The name is cut to min(buflen - 1, FXT_SYM_NAME_MAX) bytes and
- * always NUL-terminated. Returns the length written.
- * Fails: -EINVAL (NULL sym/buf, buflen 0), -ENOMEM. Thread-safe; not async-signal-safe. */
+ * libstdc++; a C++ name in a process without one loads it once (dlopen, outside the lock).
+ * The name is cut to min(buflen - 1, FXT_SYM_NAME_MAX) bytes, always NUL-terminated.
+ * Returns the length written. Apart from that one dlopen, no lookup waits on the loader's lock,
+ * so an instrumented constructor running inside dlopen may look names up.
+ * Fails: -EINVAL (NULL sym/buf, buflen 0), -ENOMEM. Thread-safe; not async-signal-safe; after
+ * fork() the child may use sym only if no lookup was running (take a lock of yours around
+ * lookups in a pthread_atfork prepare handler). */
 int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen);
 
 /* Marks the module map stale; the next lookup rescans it (lookups already notice dlopen and

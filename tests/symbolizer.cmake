@@ -14,19 +14,19 @@ foreach(lib test-sym-linked test-sym-plain test-sym-split test-sym-dwarf test-sy
 	fxt_set_flags(${lib})
 	target_compile_options(${lib} PRIVATE -g -O1)
 endforeach()
-# split: symbols and DWARF only in a .debug file beside it, found through .gnu_debuglink.
-add_custom_command(TARGET test-sym-split POST_BUILD
-	COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:test-sym-split> $<TARGET_FILE:test-sym-split>.debug
-	COMMAND ${CMAKE_OBJCOPY} --strip-all --add-gnu-debuglink=$<TARGET_FILE:test-sym-split>.debug $<TARGET_FILE:test-sym-split>
-	WORKING_DIRECTORY $<TARGET_FILE_DIR:test-sym-split>)
-# stale: stripped, its debuglink naming the plain library's debug file (another build ID),
-# which must be refused.
+# split_debug(lib from): strips lib and points its .gnu_debuglink at lib.debug, the debug
+# part of library `from` (lib itself; another build for a stale file, which must be refused).
+function(split_debug lib from)
+	set(out $<TARGET_FILE:${lib}>)
+	add_custom_command(TARGET ${lib} POST_BUILD
+		COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:${from}> ${out}.debug
+		COMMAND ${CMAKE_OBJCOPY} --strip-all --add-gnu-debuglink=${out}.debug ${out}
+		WORKING_DIRECTORY $<TARGET_FILE_DIR:${lib}>)
+endfunction()
+split_debug(test-sym-split test-sym-split)
 target_link_options(test-sym-stale PRIVATE -Wl,--build-id=0x5ca1ab1e)
 add_dependencies(test-sym-stale test-sym-plain)
-add_custom_command(TARGET test-sym-stale POST_BUILD
-	COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:test-sym-plain> $<TARGET_FILE:test-sym-stale>.debug
-	COMMAND ${CMAKE_OBJCOPY} --strip-all --add-gnu-debuglink=$<TARGET_FILE:test-sym-stale>.debug $<TARGET_FILE:test-sym-stale>
-	WORKING_DIRECTORY $<TARGET_FILE_DIR:test-sym-stale>)
+split_debug(test-sym-stale test-sym-plain)
 # dwarf: lib_hidden removed from .symtab, its DWARF subprogram kept.
 add_custom_command(TARGET test-sym-dwarf POST_BUILD
 	COMMAND ${CMAKE_OBJCOPY} --strip-symbol=lib_hidden $<TARGET_FILE:test-sym-dwarf>)
