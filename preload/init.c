@@ -231,10 +231,13 @@ int fxtp_open_buffer(void)
 	if (durable > (32u << 20))
 		durable = 32u << 20;
 
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	/* Standalone, nobody else maps the buffer: private memory, so transparent huge pages
+	 * spare the hot path one page fault per 4 KiB of events (fxtrun hands a shared file). */
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
+	madvise(m, size, MADV_HUGEPAGE);
 	fxtp.pid = getpid();
 	int rc = fxt_buf_init(&fxtp.buf, m, size, durable, FXT_BUF_DEFAULT_CHUNK, FXT_BUF_ONESHOT,
 			      (uint64_t)fxtp.pid);
