@@ -151,6 +151,8 @@ uint32_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_e
 /* Name of an FXTP_V_INLINE slot, and its length. */
 const char *fxtp_name_slot(uint32_t v, uint32_t *len);
 int fxtp_names_init(void);
+/* Index of a string that is not a function name, with its string record; 0: write it inline. */
+uint32_t fxtp_name_index(const char *s, uint32_t len);
 
 /* ---- emit.c: durable records ---- */
 int fxtp_emit_string(uint32_t index, const char *s, uint32_t len);

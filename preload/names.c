@@ -123,6 +123,19 @@ static uint32_t intern(const char *name, uint32_t len)
 	return FXTP_V_INLINE | ninl++;
 }
 
+/* A string that is not a function name (<fxt/trace.h>, api.c): the next string index with its
+ * string record written, or 0 when the table or the durable area is full (the caller writes
+ * the string inline). Takes the intern lock. */
+uint32_t fxtp_name_index(const char *s, uint32_t len)
+{
+	uint32_t index = 0;
+	pthread_mutex_lock(&fxtp_names_lock);
+	if (next_index <= FXT_STRING_MAX_INDEX && fxtp_emit_string(next_index, s, len) == 0)
+		index = next_index++;
+	pthread_mutex_unlock(&fxtp_names_lock);
+	return index;
+}
+
 static uint32_t first_sight(uintptr_t fn)
 {
 	uint32_t v;
