@@ -58,7 +58,8 @@ struct fxtp_thread {
 	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it */
 	int dead;			/* past the key destructor (or inherited by fork): no tracing */
 	struct fxtp_frame *top, *limit;	/* next free frame, end of the mapping */
-	struct fxtp_frame *base;	/* shadow stack (mmap, grows by mremap) */
+	struct fxtp_frame *base;	/* shadow stack (mmap, grows by mremap); base[-1] is a
+					 * sentinel frame with sp = UINTPTR_MAX */
 	struct fxtp_frame *depth_cap;	/* frames at or above it are FXTP_V_SKIP (FXT_MAX_DEPTH) */
 	uint32_t fastlimit;		/* v below it: fast 24-byte write (0: always slow path) */
 	uint32_t thread_index;		/* 1..255, or 0: events carry koids inline */
@@ -131,12 +132,14 @@ void fxtp_warn(const char *msg, const char *detail);
 int fxtp_open_buffer(void);
 
 /* ---- stack.c ---- */
-/* Slow paths of the hooks: thread setup / shadow stack growth (returns the free frame or NULL),
- * dead-frame repair at entry, mismatched exits, and the non-fast event writes. */
+/* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame
+ * repair at entry, name cache misses, depth cap, no TSC; at exit mismatched frames, chunk
+ * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook. */
+void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp);
+/* Sets the thread up on first use, else doubles its shadow stack; returns the free frame, or
+ * NULL (thread not traced, or no memory). Guard held by the caller. */
 struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
-struct fxtp_frame *fxtp_stack_unwind_to(struct fxtp_thread *t, uintptr_t sp, uint64_t now);
 void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uint64_t now);
-void fxtp_write_event(struct fxtp_thread *t, const struct fxtp_frame *f, uint64_t end);
 /* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
  * when t is another thread: then koids go inline). Async-signal-safe. */
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);

@@ -14,13 +14,20 @@
 
 #define INITIAL_BYTES (64u * 1024u)
 
-static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *base, size_t bytes,
-		       size_t depth)
+/* The mapping starts with a sentinel frame (sp = UINTPTR_MAX, never dead), then the frames. */
+static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *map, size_t bytes, size_t depth)
 {
-	t->base = base;
-	t->top = base + depth;
-	t->limit = base + bytes / sizeof(*base);
-	t->depth_cap = fxtp.max_depth ? base + fxtp.max_depth : (struct fxtp_frame *)UINTPTR_MAX;
+	map[0] = (struct fxtp_frame){ .sp = UINTPTR_MAX, .v = FXTP_V_SKIP };
+	t->base = map + 1;
+	t->top = t->base + depth;
+	t->limit = map + bytes / sizeof(*map);
+	t->depth_cap = fxtp.max_depth ? t->base + fxtp.max_depth
+				      : (struct fxtp_frame *)UINTPTR_MAX;
+}
+
+static size_t map_bytes(const struct fxtp_thread *t)
+{
+	return (size_t)(t->limit - (t->base - 1)) * sizeof(*t->base);
 }
 
 int fxtp_stack_init(struct fxtp_thread *t)
@@ -36,7 +43,7 @@ int fxtp_stack_init(struct fxtp_thread *t)
 void fxtp_stack_release(struct fxtp_thread *t)
 {
 	if (t->base)
-		munmap(t->base, (size_t)(t->limit - t->base) * sizeof(*t->base));
+		munmap(t->base - 1, map_bytes(t));
 	t->base = t->top = t->limit = NULL;
 }
 
@@ -51,9 +58,9 @@ __attribute__((noinline)) struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread 
 		}
 		return t->top;
 	}
-	size_t bytes = (size_t)(t->limit - t->base) * sizeof(*t->base);
+	size_t bytes = map_bytes(t);
 	size_t depth = (size_t)(t->top - t->base);
-	void *p = mremap(t->base, bytes, bytes * 2, MREMAP_MAYMOVE);
+	void *p = mremap(t->base - 1, bytes, bytes * 2, MREMAP_MAYMOVE);
 	if (p == MAP_FAILED)
 		return NULL;	/* this call goes unrecorded; its exit finds no frame */
 	set_bounds(t, p, bytes * 2, depth);
@@ -88,42 +95,67 @@ static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct 
 			   f->start, end);
 }
 
-void fxtp_write_event(struct fxtp_thread *t, const struct fxtp_frame *f, uint64_t end)
+/* Closes, at time now, the frames a call at stack pointer sp proves dead: those not above it.
+ * An alternate signal stack is not the thread's stack: nothing is dead from there. */
+static void unwind_to(struct fxtp_thread *t, uintptr_t sp, uint64_t now)
 {
-	write_to(t, &t->w, f, end);
-}
-
-__attribute__((noinline)) struct fxtp_frame *fxtp_stack_unwind_to(struct fxtp_thread *t,
-								   uintptr_t sp, uint64_t now)
-{
-	/* An alternate signal stack is not the thread's stack: nothing below it is dead. */
 	if (sp < t->stack_lo || sp >= t->stack_hi)
-		return t->top;
+		return;
 	while (t->top > t->base && t->top[-1].sp <= sp) {
 		t->top--;
 		write_to(t, &t->w, t->top, now);
 	}
-	return t->top;
+}
+
+__attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	if (!fxtp_running() || !fxtp_enter(t))
+		return;
+	struct fxtp_frame *f = t->top;
+	if (f >= t->limit && !(f = fxtp_stack_grow(t)))
+		goto out;
+	if (f[-1].sp <= sp) {
+		unwind_to(t, sp, fxtp_now());
+		f = t->top;
+	}
+	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
+	uint32_t v = c->fn == fn ? c->v : fxtp_name_miss(t, fn, c);
+	if (f >= t->depth_cap)
+		v = FXTP_V_SKIP;
+	f->sp = sp;
+	f->fn = fn;
+	f->v = v;
+	t->top = f + 1;
+	f->start = fxtp_now();
+out:
+	fxtp_leave(t);
 }
 
 __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
 					      uint64_t now)
 {
-	if (t->top == t->base || !t->base)
-		return;	/* an exit whose entry was never seen (before setup, or inherited) */
+	if (!fxtp_running() || !fxtp_enter(t))
+		return;
+	if (!fxtp.use_tsc)
+		now = fxtp_now();
+	if (!t->base || t->top == t->base)
+		goto out;	/* an exit whose entry was never seen (before setup, or too early) */
 	struct fxtp_frame *g = t->top - 1;
 	while (g >= t->base && !(g->fn == fn && g->sp == sp))
 		g--;
 	if (g < t->base) {
 		/* No exact match: the stack pointer moved inside the call (alloca, VLA). */
 		if (t->top[-1].fn != fn)
-			return;
+			goto out;
 		g = t->top - 1;
 	}
+	/* Frames above the match never got their exit (longjmp, unwinding): closed now. */
 	while (t->top > g) {
 		t->top--;
 		write_to(t, &t->w, t->top, now);
 	}
+out:
+	fxtp_leave(t);
 }
 
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end)

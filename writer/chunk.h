@@ -40,10 +40,16 @@ uint64_t *fxt_chunk_refill(struct fxt_chunk_w *w, uint32_t words);
 /* Reserves `words` words (header included) in the current chunk and returns the record's first
  * word; the caller writes words 1.. and then fxt_chunk_commit(). No space: NULL, and one drop
  * counted. Fails: NULL as said. Not thread-safe with respect to w. */
+/* Whether `words` words fit in the current chunk (then fxt_chunk_reserve() cannot fail). */
+static inline int fxt_chunk_fits(const struct fxt_chunk_w *w, uint32_t words)
+{
+	return (uintptr_t)w->end - (uintptr_t)w->p >= (uintptr_t)words * 8;
+}
+
 static inline uint64_t *fxt_chunk_reserve(struct fxt_chunk_w *w, uint32_t words)
 {
 	uint64_t *p = w->p;
-	if (likely((uintptr_t)w->end - (uintptr_t)p >= (uintptr_t)words * 8)) {
+	if (likely(fxt_chunk_fits(w, words))) {
 		w->p = p + words;
 		return p;
 	}
