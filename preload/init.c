@@ -112,6 +112,17 @@ static void absolute(const char *path, char *buf, size_t size)
 	snprintf(buf + n, size - n, "%s", path);
 }
 
+/* One line for a bad option: "fxtauto: NAME=VALUE: EXPECTED; tracing off". Returns -1. */
+static int bad_option(const char *name, const char *value, const char *expected)
+{
+	char what[600];
+	snprintf(what, sizeof(what), "%s=%.256s", name, value);
+	char why[300];
+	snprintf(why, sizeof(why), "%s; tracing off", expected);
+	fxtp_warn(what, why);
+	return -1;
+}
+
 /* Reads every FXT_* option; on a bad one prints why and returns -1. */
 static int read_options(void)
 {
@@ -120,47 +131,33 @@ static int read_options(void)
 
 	fxtp.buffer_size = DEFAULT_BUFFER;
 	if ((s = getenv("FXT_BUFFER_SIZE"))) {
-		if (parse_size(s, &v) < 0 || v < (1ULL << 20) || v > (64ULL << 30)) {
-			fxtp_warn("FXT_BUFFER_SIZE must be a size from 1M to 64G (like 64M); tracing off",
-				  s);
-			return -1;
-		}
+		if (parse_size(s, &v) < 0 || v < (1ULL << 20) || v > (64ULL << 30))
+			return bad_option("FXT_BUFFER_SIZE", s, "expected a size from 1M to 64G, like 64M");
 		fxtp.buffer_size = v;
 	}
 	if ((s = getenv("FXT_MAX_DEPTH"))) {
-		if (parse_size(s, &v) < 0 || strpbrk(s, "kKmMgGbB") || v < 1 || v > (1ULL << 31)) {
-			fxtp_warn("FXT_MAX_DEPTH must be a whole number from 1 to 2147483648; tracing off",
-				  s);
-			return -1;
-		}
+		if (parse_size(s, &v) < 0 || strpbrk(s, "kKmMgGbB") || v < 1 || v > (1ULL << 31))
+			return bad_option("FXT_MAX_DEPTH", s, "expected a whole number from 1 to 2147483648");
 		fxtp.max_depth = (uint32_t)v;
 	}
 	if ((s = getenv("FXT_MIN_DURATION"))) {
-		if (parse_duration_ns(s, &v) < 0) {
-			fxtp_warn("FXT_MIN_DURATION must be a duration like 10us (ns, us, ms, s); "
-				  "tracing off", s);
-			return -1;
-		}
+		if (parse_duration_ns(s, &v) < 0)
+			return bad_option("FXT_MIN_DURATION", s, "expected a duration like 10us (ns, us, ms, s)");
 		fxtp.min_ticks = v;	/* in ns here; converted to ticks once the clock is known */
 	}
-	const char *globs[2] = { getenv("FXT_FILTER"), getenv("FXT_EXCLUDE") };
+	static const char *const glob_vars[2] = { "FXT_FILTER", "FXT_EXCLUDE" };
 	char **dst[2] = { &fxtp.filter, &fxtp.exclude };
 	for (int i = 0; i < 2; i++) {
-		if (!globs[i])
+		if (!(s = getenv(glob_vars[i])))
 			continue;
-		if (!*globs[i] || strspn(globs[i], ",") == strlen(globs[i])) {
-			fxtp_warn(i ? "FXT_EXCLUDE must list globs separated by commas; tracing off"
-				    : "FXT_FILTER must list globs separated by commas; tracing off",
-				  globs[i]);
-			return -1;
-		}
-		*dst[i] = strdup(globs[i]);
+		if (strspn(s, ",") == strlen(s))
+			return bad_option(glob_vars[i], s, "expected globs separated by commas");
+		if (!(*dst[i] = strdup(s)))
+			return bad_option(glob_vars[i], s, "out of memory");
 	}
 	if ((s = getenv("FXT_OUTPUT"))) {
-		if (!*s) {
-			fxtp_warn("FXT_OUTPUT must be a file path; tracing off", NULL);
-			return -1;
-		}
+		if (!*s)
+			return bad_option("FXT_OUTPUT", s, "expected a file path");
 		fxtp.output_set = 1;
 		absolute(s, fxtp.output_opt, sizeof(fxtp.output_opt));
 	}
