@@ -33,6 +33,7 @@ _Static_assert(SAME_TYPE(NULL) && SAME_TYPE(INT32) && SAME_TYPE(UINT32) && SAME_
 
 #define INLINE_NAME_MAX 255u	/* names written inline (string table full) are cut here */
 #define LOG_STACK_BUF 1024u
+#define LOG_HEAP_BUF (FXT_STRING_MAX_LEN + 8)
 
 /* 0 while the API records nothing; bumped (never to 0) in a fork child. Written by the
  * constructor and the fork child handler only; read relaxed by every macro. */
@@ -462,10 +463,13 @@ FXTP_EXPORT void fxt_api_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof small && (msg = malloc(FXT_STRING_MAX_LEN + 1))) {
+	/* A few bytes past the longest message let the cut see where the next character starts. */
+	if (n >= (int)sizeof small && (msg = malloc(LOG_HEAP_BUF))) {
 		va_start(ap, fmt);
-		n = vsnprintf(msg, FXT_STRING_MAX_LEN + 1, fmt, ap);
+		vsnprintf(msg, LOG_HEAP_BUF, fmt, ap);
 		va_end(ap);
+		if (n >= (int)LOG_HEAP_BUF)
+			n = (int)LOG_HEAP_BUF - 1;
 	}
 	if (!msg) {
 		msg = small;

@@ -41,3 +41,38 @@ foreach(lang c cpp)
 		$<TARGET_FILE:${name}>)
 	set_tests_properties(api-${lang}-symbols-check-can-fail PROPERTIES WILL_FAIL TRUE)
 endforeach()
+api_prog(api-limits progs/api-limits.c)
+
+# ---- traced runs: need the reader (for api-check) and the tracer ----
+if(NOT TARGET fxt_reader)
+	return()
+endif()
+add_executable(api-check api/api-check.c)
+fxt_set_flags(api-check)
+target_include_directories(api-check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+target_link_libraries(api-check PRIVATE fxt_reader)
+if(NOT TARGET fxtauto)
+	return()
+endif()
+
+set(api_env FXTAUTO=$<TARGET_FILE:fxtauto> API_CHECK=$<TARGET_FILE:api-check>)
+if(TARGET fxt)
+	list(APPEND api_env FXT=$<TARGET_FILE:fxt>)
+endif()
+# api_traced(test expected-file [VAR=value...] program): preloaded run checked by api-check.
+function(api_traced test expected)
+	add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${api_env} ${BASH}
+		${CMAKE_CURRENT_SOURCE_DIR}/api/run-traced.sh
+		${CMAKE_CURRENT_SOURCE_DIR}/api/${expected} ${ARGN})
+	# An ASan build cannot be preloaded into a program (the ASan runtime must come first).
+	set_tests_properties(${test} PROPERTIES LABELS "e2e;nosan" TIMEOUT 60)
+endfunction()
+api_traced(api-c-traced api-all-c.expect $<TARGET_FILE:api-all>)
+api_traced(api-cpp-traced api-all-cpp.expect $<TARGET_FILE:api-all-cpp>)
+api_traced(api-c-categories api-all-c-categories.expect FXT_CATEGORIES=api
+	$<TARGET_FILE:api-all>)
+api_traced(api-cpp-categories api-all-cpp-categories.expect FXT_CATEGORIES=api
+	$<TARGET_FILE:api-all-cpp>)
+api_traced(api-c-categories-none api-none.expect FXT_CATEGORIES=none $<TARGET_FILE:api-all>)
+api_traced(api-limits api-limits.expect CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
+	$<TARGET_FILE:api-limits>)
