@@ -57,11 +57,14 @@ struct fxtp_cache_ent {
 struct fxtp_thread {
 	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it */
 	int dead;			/* past the key destructor (or inherited by fork): no tracing */
-	struct fxtp_frame *top, *limit;	/* next free frame, end of the mapping */
+	struct fxtp_frame *top;		/* next free frame */
+	struct fxtp_frame *limit;	/* entry takes the fast path below it: min(end, depth_cap),
+					 * base without TSC, NULL until set up */
 	struct fxtp_frame *base;	/* shadow stack (mmap, grows by mremap); base[-1] is a
 					 * sentinel frame with sp = UINTPTR_MAX */
+	struct fxtp_frame *end;		/* end of the mapping */
 	struct fxtp_frame *depth_cap;	/* frames at or above it are FXTP_V_SKIP (FXT_MAX_DEPTH) */
-	uint32_t fastlimit;		/* v below it: fast 24-byte write (0: always slow path) */
+	uint32_t fastlimit;		/* v below it: fast 24-byte write at exit (0: never) */
 	uint32_t thread_index;		/* 1..255, or 0: events carry koids inline */
 	uint64_t hdr_base;		/* complete-event header without the name ref */
 	struct fxt_chunk_w w;

@@ -4,7 +4,8 @@
  * syscalls, locks, allocation or calls here: anything unusual tail-calls a slow path in stack.c,
  * which takes the guard. The fast path only reads the guard, and orders its stores so that a
  * signal handler running hooks in the middle of it (or never returning: siglongjmp) leaves the
- * shadow stack and the chunk consistent. */
+ * shadow stack and the chunk consistent. It does not read the global state: a thread is set up
+ * only while RUNNING, and after STOPPING its events land in a buffer already archived. */
 /* SPDX-License-Identifier: MIT */
 #include "preload/fxtp.h"
 #include "writer/fields.h"
@@ -21,9 +22,9 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	uintptr_t sp = HOOK_SP();
 	struct fxtp_frame *f = t->top;
 	struct fxtp_cache_ent *c = &t->cache[((uintptr_t)fn >> 4) & (FXTP_CACHE_SIZE - 1)];
-	/* base[-1] is a sentinel with sp = UINTPTR_MAX: f[-1] is always readable once set up. */
-	if (unlikely(!fxtp_running() || t->in_tracer || f >= t->limit || f[-1].sp <= sp ||
-		     c->fn != (uintptr_t)fn || f >= t->depth_cap || !fxtp.use_tsc)) {
+	/* limit is NULL until the thread is set up (which needs RUNNING), and folds in the depth
+	 * cap and the absence of a TSC. base[-1] is a sentinel frame with sp = UINTPTR_MAX. */
+	if (unlikely(f >= t->limit || t->in_tracer || f[-1].sp <= sp || c->fn != (uintptr_t)fn)) {
 		fxtp_enter_slow(t, (uintptr_t)fn, sp);
 		return;
 	}
@@ -44,7 +45,7 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	struct fxtp_thread *t = &fxtp_self;
 	uintptr_t sp = HOOK_SP();
 	struct fxtp_frame *top = t->top;
-	if (unlikely(!fxtp_running() || t->in_tracer || top <= t->base ||
+	if (unlikely(top <= t->base || t->in_tracer ||
 		     top[-1].fn != (uintptr_t)fn || top[-1].sp != sp || top[-1].v >= t->fastlimit)) {
 		fxtp_exit_slow(t, (uintptr_t)fn, sp, now);
 		return;

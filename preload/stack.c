@@ -20,14 +20,15 @@ static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *map, size_t byt
 	map[0] = (struct fxtp_frame){ .sp = UINTPTR_MAX, .v = FXTP_V_SKIP };
 	t->base = map + 1;
 	t->top = t->base + depth;
-	t->limit = map + bytes / sizeof(*map);
+	t->end = map + bytes / sizeof(*map);
 	t->depth_cap = fxtp.max_depth ? t->base + fxtp.max_depth
 				      : (struct fxtp_frame *)UINTPTR_MAX;
+	t->limit = !fxtp.use_tsc ? t->base : t->depth_cap < t->end ? t->depth_cap : t->end;
 }
 
 static size_t map_bytes(const struct fxtp_thread *t)
 {
-	return (size_t)(t->limit - (t->base - 1)) * sizeof(*t->base);
+	return (size_t)(t->end - (t->base - 1)) * sizeof(*t->base);
 }
 
 int fxtp_stack_init(struct fxtp_thread *t)
@@ -44,7 +45,7 @@ void fxtp_stack_release(struct fxtp_thread *t)
 {
 	if (t->base)
 		munmap(t->base - 1, map_bytes(t));
-	t->base = t->top = t->limit = NULL;
+	t->base = t->top = t->limit = t->end = NULL;
 }
 
 __attribute__((noinline)) struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t)
@@ -112,7 +113,7 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 	if (!fxtp_running() || !fxtp_enter(t))
 		return;
 	struct fxtp_frame *f = t->top;
-	if (f >= t->limit && !(f = fxtp_stack_grow(t)))
+	if (f >= t->end && !(f = fxtp_stack_grow(t)))
 		goto out;
 	if (f[-1].sp <= sp) {
 		unwind_to(t, sp, fxtp_now());
@@ -162,8 +163,14 @@ void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t en
 {
 	if (!t->base)
 		return;
-	while (t->top > t->base) {
-		t->top--;
-		write_to(t, w, t->top, end);
+	if (w == &t->w) {
+		while (t->top > t->base) {
+			t->top--;
+			write_to(t, w, t->top, end);
+		}
+		return;
 	}
+	/* Another thread's stack: it may still be running, so only read it. */
+	for (const struct fxtp_frame *f = t->top; f-- > t->base;)
+		write_to(t, w, f, end);
 }

@@ -79,7 +79,7 @@ static void start_writer(struct fxtp_thread *t, uint32_t index)
 		      fxt_field_prep(FXT_RECORD_SIZE, 3) |
 		      fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
 		      fxt_field_prep(FXT_EVENT_THREAD_REF, index);
-	t->fastlimit = index && !fxtp.min_ticks ? 0x8000u : 0;
+	t->fastlimit = index && !fxtp.min_ticks && fxtp.use_tsc ? 0x8000u : 0;
 }
 
 static void emit_name(struct fxtp_thread *t)

@@ -30,8 +30,8 @@ static void test_layout(void)
 		   -EINVAL, "a buffer without room for two chunks is refused");
 	ok(fxt_buf_init(&b, mem, size, 4096, 100, FXT_BUF_ONESHOT, 7) == -EINVAL,
 	   "a chunk size below the minimum is refused");
-	ok(fxt_buf_init(&b, mem, size, 4096, CHUNK, FXT_BUF_CIRCULAR, 7) == -EOPNOTSUPP,
-	   "circular mode is refused until it is implemented");
+	ok(fxt_buf_init(&b, mem, size, 4096, CHUNK, (enum fxt_buf_mode)7, 7) == -EINVAL,
+	   "an unknown mode is refused");
 	ok(fxt_buf_init(&b, mem, size, 4096, CHUNK, FXT_BUF_ONESHOT, 7) == 0, "a valid layout is accepted");
 	ok(b.hdr->magic == FXT_BUF_MAGIC && b.hdr->version == FXT_BUF_VERSION && b.hdr->pid == 7,
 	   "the header carries magic, layout version and pid");
