@@ -42,6 +42,8 @@ foreach(lang c cpp)
 	set_tests_properties(api-${lang}-symbols-check-can-fail PROPERTIES WILL_FAIL TRUE)
 endforeach()
 api_prog(api-limits progs/api-limits.c)
+api_prog(api-mixed progs/api-mixed.c)
+target_compile_options(api-mixed PRIVATE -finstrument-functions)
 
 # ---- traced runs: need the reader (for api-check) and the tracer ----
 if(NOT TARGET fxt_reader)
@@ -74,5 +76,6 @@ api_traced(api-c-categories api-all-c-categories.expect FXT_CATEGORIES=api
 api_traced(api-cpp-categories api-all-cpp-categories.expect FXT_CATEGORIES=api
 	$<TARGET_FILE:api-all-cpp>)
 api_traced(api-c-categories-none api-none.expect FXT_CATEGORIES=none $<TARGET_FILE:api-all>)
+api_traced(api-mixed api-mixed.expect $<TARGET_FILE:api-mixed>)
 api_traced(api-limits api-limits.expect CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
 	$<TARGET_FILE:api-limits>)

@@ -145,17 +145,21 @@ FXT_API_ int fxt_api_category_enabled(const char *cat);
 }
 #endif
 
+/* Helpers are never instrumented: -finstrument-functions would trace them even inlined. */
+#define FXT_INLINE_ static inline __attribute__((always_inline, no_instrument_function))
+#define FXT_CXX_INLINE_ inline __attribute__((always_inline, no_instrument_function))
+
 #ifndef FXT_API_IMPL /* the tracer itself needs only the types and declarations */
 /* Is a tracer loaded and recording? The first test is the one branch a program without the
  * tracer pays (the weak address is NULL). */
-static inline __attribute__((always_inline)) int fxt_on_(void)
+FXT_INLINE_ int fxt_on_(void)
 {
 	return __builtin_expect(&fxt_api_gen != 0, 0) &&
 	       __atomic_load_n(&fxt_api_gen, __ATOMIC_RELAXED) != 0;
 }
 
 /* Does this call site record now? Refreshes the site's cache once per generation. */
-static inline __attribute__((always_inline)) int fxt_site_on_(uint64_t *site, const char *cat,
+FXT_INLINE_ int fxt_site_on_(uint64_t *site, const char *cat,
 							      const char *name)
 {
 	uint32_t gen;
@@ -172,7 +176,7 @@ static inline __attribute__((always_inline)) int fxt_site_on_(uint64_t *site, co
 	return fxt_api_site_refresh(site, cat, name);
 }
 
-static inline __attribute__((always_inline)) void
+FXT_INLINE_ void
 fxt_scope_begin_(struct fxt_scope *s, uint64_t *site, const char *cat, const char *name,
 		 const struct fxt_targ *args, unsigned nargs)
 {
@@ -184,7 +188,7 @@ fxt_scope_begin_(struct fxt_scope *s, uint64_t *site, const char *cat, const cha
 	s->site = site;
 }
 
-static inline __attribute__((always_inline)) void fxt_scope_end_(struct fxt_scope *s)
+FXT_INLINE_ void fxt_scope_end_(struct fxt_scope *s)
 {
 	if (__builtin_expect(s->site != 0, 0))
 		fxt_api_complete(s);
@@ -321,7 +325,7 @@ static inline __attribute__((always_inline)) void fxt_scope_end_(struct fxt_scop
 
 namespace fxt {
 
-inline fxt_tval tv_i(uint32_t type, int64_t i)
+FXT_CXX_INLINE_ fxt_tval tv_i(uint32_t type, int64_t i)
 {
 	fxt_tval r = {};
 	r.type = type;
@@ -329,7 +333,7 @@ inline fxt_tval tv_i(uint32_t type, int64_t i)
 	return r;
 }
 
-inline fxt_tval tv_u(uint32_t type, uint64_t u)
+FXT_CXX_INLINE_ fxt_tval tv_u(uint32_t type, uint64_t u)
 {
 	fxt_tval r = {};
 	r.type = type;
@@ -337,7 +341,7 @@ inline fxt_tval tv_u(uint32_t type, uint64_t u)
 	return r;
 }
 
-inline fxt_tval tv_d(double d)
+FXT_CXX_INLINE_ fxt_tval tv_d(double d)
 {
 	fxt_tval r = {};
 	r.type = FXT_TV_DOUBLE;
@@ -345,7 +349,7 @@ inline fxt_tval tv_d(double d)
 	return r;
 }
 
-inline fxt_tval tv_s(const char *s, uint32_t len)
+FXT_CXX_INLINE_ fxt_tval tv_s(const char *s, uint32_t len)
 {
 	fxt_tval r = {};
 	r.type = FXT_TV_STRING;
@@ -354,7 +358,7 @@ inline fxt_tval tv_s(const char *s, uint32_t len)
 	return r;
 }
 
-inline fxt_targ arg(const char *n, fxt_tval v)
+FXT_CXX_INLINE_ fxt_targ arg(const char *n, fxt_tval v)
 {
 	fxt_targ a;
 	a.name = n;
@@ -362,23 +366,25 @@ inline fxt_targ arg(const char *n, fxt_tval v)
 	return a;
 }
 
-inline fxt_targ arg(const char *n, bool b)
+FXT_CXX_INLINE_ fxt_targ arg(const char *n, bool b)
 {
 	return arg(n, tv_u(FXT_TV_BOOL, b ? 1 : 0));
 }
 
-inline fxt_targ arg(const char *n, std::nullptr_t)
+FXT_CXX_INLINE_ fxt_targ arg(const char *n, std::nullptr_t)
 {
 	return arg(n, tv_u(FXT_TV_NULL, 0));
 }
 
-inline fxt_targ arg(const char *n, const char *s)
+FXT_CXX_INLINE_ fxt_targ arg(const char *n, const char *s)
 {
 	return arg(n, tv_s(s, FXT_TV_CSTR));
 }
 
 template <class T>
-typename std::enable_if<std::is_integral<T>::value && !std::is_same<T, bool>::value, fxt_targ>::type
+FXT_CXX_INLINE_
+	typename std::enable_if<std::is_integral<T>::value && !std::is_same<T, bool>::value,
+				fxt_targ>::type
 arg(const char *n, T x)
 {
 	static_assert(sizeof(T) <= 8, "integer arguments are at most 64 bits");
@@ -388,20 +394,23 @@ arg(const char *n, T x)
 }
 
 template <class T>
-typename std::enable_if<std::is_enum<T>::value, fxt_targ>::type arg(const char *n, T x)
+FXT_CXX_INLINE_ typename std::enable_if<std::is_enum<T>::value, fxt_targ>::type
+arg(const char *n, T x)
 {
 	return arg(n, static_cast<typename std::underlying_type<T>::type>(x));
 }
 
 template <class T>
-typename std::enable_if<std::is_floating_point<T>::value, fxt_targ>::type arg(const char *n, T x)
+FXT_CXX_INLINE_ typename std::enable_if<std::is_floating_point<T>::value, fxt_targ>::type
+arg(const char *n, T x)
 {
 	return arg(n, tv_d((double)x));
 }
 
 template <class T>
-typename std::enable_if<!std::is_same<typename std::remove_cv<T>::type, char>::value,
-			fxt_targ>::type
+FXT_CXX_INLINE_
+	typename std::enable_if<!std::is_same<typename std::remove_cv<T>::type, char>::value,
+				fxt_targ>::type
 arg(const char *n, T *p)
 {
 	return arg(n, tv_u(FXT_TV_POINTER, (uint64_t)(uintptr_t)p));
@@ -409,7 +418,7 @@ arg(const char *n, T *p)
 
 /* std::string, std::string_view and the like: bytes and length, no NUL needed. */
 template <class S>
-auto arg(const char *n, const S &s) -> typename std::enable_if<
+FXT_CXX_INLINE_ auto arg(const char *n, const S &s) -> typename std::enable_if<
 	std::is_same<typename std::remove_cv<typename std::remove_pointer<decltype(s.data())>::type>::type,
 		     char>::value && std::is_integral<decltype(s.size())>::value,
 	fxt_targ>::type
@@ -422,13 +431,13 @@ auto arg(const char *n, const S &s) -> typename std::enable_if<
 template <unsigned N> struct scope_ {
 	fxt_scope s;
 	fxt_targ a[N + 1];
-	scope_()
+	FXT_CXX_INLINE_ scope_()
 	{
 		s.site = nullptr;
 	}
 	scope_(const scope_ &) = delete;
 	scope_ &operator=(const scope_ &) = delete;
-	~scope_()
+	FXT_CXX_INLINE_ ~scope_()
 	{
 		fxt_scope_end_(&s);
 	}

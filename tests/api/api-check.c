@@ -1,8 +1,8 @@
 /* api-check: checks what <fxt/trace.h> wrote into an archive. Reads every record with the
  * project's reader (strict mode), prints one canonical line per API record (events of category
  * "api" or "api.*", blobs and log messages starting with "api") in file order, and compares the
- * lines with a golden file. Also checks: complete events end after they start and nest per
- * thread, every async id begins once, ends once after its begin with its instants in between,
+ * lines with a golden file. Also checks, over all events (function calls too): complete events
+ * end after they start and nest per thread, every async id begins once, ends once after its begin with its instants in between,
  * every flow id begins once, ends once, steps in between. TAP output; exit 0 when every claim
  * holds, 1 otherwise, 2 on usage or I/O errors. Usage: api-check ARCHIVE EXPECTED */
 /* SPDX-License-Identifier: MIT */
@@ -288,11 +288,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	while ((res = fxt_reader_next(rd, &rec)) == FXT_READ_RECORD) {
+		if (rec.type == FXT_RT_EVENT)
+			keep_event(&rec);
 		if (!canonical(&rec, buf) || nlines == MAX_EVENTS)
 			continue;
 		lines[nlines++] = strdup(buf);
-		if (rec.type == FXT_RT_EVENT)
-			keep_event(&rec);
 	}
 	if (!ok(res == FXT_READ_END, "the archive reads to its end in strict mode"))
 		printf("# at offset %" PRIu64 ": %s\n", fxt_reader_error(rd)->offset,
