@@ -2,9 +2,10 @@
  * project's reader (strict mode), prints one canonical line per API record (events of category
  * "api" or "api.*", blobs and log messages starting with "api") in file order, and compares the
  * lines with a golden file. Also checks, over all events (function calls too): complete events
- * end after they start and nest per thread, every async id begins once, ends once after its begin with its instants in between,
- * every flow id begins once, ends once, steps in between. TAP output; exit 0 when every claim
- * holds, 1 otherwise, 2 on usage or I/O errors. Usage: api-check ARCHIVE EXPECTED */
+ * end after they start and nest per thread; async and flow ids begin once, end once after, with
+ * their instants/steps between; every string API events use is in exactly one string record
+ * (interned once). TAP output; exit 0 when every claim holds, 1 otherwise, 2 on usage or I/O
+ * errors. Usage: api-check ARCHIVE EXPECTED */
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +28,13 @@ struct ev {
 
 static struct ev evs[MAX_EVENTS];
 static size_t nevs;
+
+/* String record contents, and the strings API events name (category, name, argument names). */
+#define MAX_STRINGS 65536
+static char *strings[MAX_STRINGS];
+static size_t nstrings;
+static char *api_names[MAX_EVENTS];
+static size_t napi_names;
 
 static int sv_starts(struct fxt_sv sv, const char *prefix)
 {
@@ -164,6 +172,49 @@ static void keep_event(const struct fxt_record *r)
 	snprintf(e->name, sizeof e->name, "%.*s", (int)r->u.event.name.len, r->u.event.name.s);
 }
 
+static char *sv_dup(struct fxt_sv sv)
+{
+	return strndup(sv.s, sv.len);
+}
+
+static void keep_api_name(struct fxt_sv sv)
+{
+	for (size_t i = 0; i < napi_names; i++)
+		if (strlen(api_names[i]) == sv.len && memcmp(api_names[i], sv.s, sv.len) == 0)
+			return;
+	if (napi_names < MAX_EVENTS)
+		api_names[napi_names++] = sv_dup(sv);
+}
+
+static void keep_strings(const struct fxt_record *r)
+{
+	if (r->type == FXT_RT_STRING && nstrings < MAX_STRINGS)
+		strings[nstrings++] = sv_dup(r->u.string.str);
+	if (r->type != FXT_RT_EVENT || !is_api_category(r->u.event.category))
+		return;
+	keep_api_name(r->u.event.category);
+	keep_api_name(r->u.event.name);
+	for (unsigned i = 0; i < r->nargs; i++)
+		keep_api_name(r->args[i].name);
+}
+
+/* API strings registered by a number of string records other than one; prints them. */
+static int check_interned_once(void)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < napi_names; i++) {
+		int n = 0;
+		for (size_t j = 0; j < nstrings; j++)
+			n += strcmp(strings[j], api_names[i]) == 0;
+		if (n != 1) {
+			printf("# \"%s\" is in %d string records\n", api_names[i], n);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* Complete events of one thread either nest or are disjoint; returns violations. */
 static int check_nesting(void)
 {
@@ -290,6 +341,7 @@ int main(int argc, char **argv)
 	while ((res = fxt_reader_next(rd, &rec)) == FXT_READ_RECORD) {
 		if (rec.type == FXT_RT_EVENT)
 			keep_event(&rec);
+		keep_strings(&rec);
 		if (!canonical(&rec, buf) || nlines == MAX_EVENTS)
 			continue;
 		lines[nlines++] = strdup(buf);
@@ -306,8 +358,16 @@ int main(int argc, char **argv)
 	n = check_pairs(FXT_ET_FLOW_BEGIN, FXT_ET_FLOW_STEP, FXT_ET_FLOW_END, why, sizeof why);
 	if (!ok(n >= 0, "flow ids are paired: one begin, one end, steps between (%d ids)", n))
 		printf("# %s\n", why);
+	n = check_interned_once();
+	ok(n == 0 && napi_names > 0,
+	   "each API category, name and argument name is in exactly one string record (%zu names)",
+	   napi_names);
 	for (size_t i = 0; i < nlines; i++)
 		free(lines[i]);
+	for (size_t i = 0; i < nstrings; i++)
+		free(strings[i]);
+	for (size_t i = 0; i < napi_names; i++)
+		free(api_names[i]);
 	fxt_reader_close(rd);
 	return done();
 }
