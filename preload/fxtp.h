@@ -143,6 +143,8 @@ void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp);
  * NULL (thread not traced, or no memory). Guard held by the caller. */
 struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
 void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uint64_t now);
+/* The exit fast path's event when the chunk is full: refill (or drop), then write. */
+void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr, uint64_t start, uint64_t end);
 /* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
  * when t is another thread: then koids go inline). Async-signal-safe. */
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);

@@ -55,10 +55,12 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	BARRIER();
 	t->top = f;	/* popped before the chunk is touched: a handler's hooks start after it */
 	BARRIER();
-	uint64_t *r = fxt_chunk_reserve(&t->w, 3);
-	if (likely(r != NULL)) {
-		r[1] = start;
-		r[2] = now;
-		fxt_chunk_commit(r, hdr);
+	if (unlikely(!fxt_chunk_fits(&t->w, 3))) {
+		fxtp_write_refill(t, hdr, start, now);
+		return;
 	}
+	uint64_t *r = fxt_chunk_reserve(&t->w, 3);
+	r[1] = start;
+	r[2] = now;
+	fxt_chunk_commit(r, hdr);
 }

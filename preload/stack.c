@@ -159,6 +159,17 @@ out:
 	fxtp_leave(t);
 }
 
+__attribute__((noinline)) void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr,
+						 uint64_t start, uint64_t end)
+{
+	uint64_t *r = fxt_chunk_reserve(&t->w, 3);
+	if (r) {
+		r[1] = start;
+		r[2] = end;
+		fxt_chunk_commit(r, hdr);
+	}
+}
+
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end)
 {
 	if (!t->base)
