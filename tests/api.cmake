@@ -43,6 +43,7 @@ foreach(lang c cpp)
 endforeach()
 api_prog(api-limits progs/api-limits.c)
 api_prog(api-mixed progs/api-mixed.c)
+api_prog(api-threads progs/api-threads.c)
 target_compile_options(api-mixed PRIVATE -finstrument-functions)
 
 # ---- traced runs: need the reader (for api-check) and the tracer ----
@@ -77,5 +78,6 @@ api_traced(api-cpp-categories api-all-cpp-categories.expect FXT_CATEGORIES=api
 	$<TARGET_FILE:api-all-cpp>)
 api_traced(api-c-categories-none api-none.expect FXT_CATEGORIES=none $<TARGET_FILE:api-all>)
 api_traced(api-mixed api-mixed.expect $<TARGET_FILE:api-mixed>)
+api_traced(api-threads api-threads.expect COUNTS=1 $<TARGET_FILE:api-threads>)
 api_traced(api-limits api-limits.expect CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
 	$<TARGET_FILE:api-limits>)

@@ -5,7 +5,8 @@
  * end after they start and nest per thread; async and flow ids begin once, end once after, with
  * their instants/steps between; every string API events use is in exactly one string record
  * (interned once). TAP output; exit 0 when every claim holds, 1 otherwise, 2 on usage or I/O
- * errors. Usage: api-check ARCHIVE EXPECTED */
+ * errors. -c: compare sorted lines folded into "<count> <line>" (for threads that interleave).
+ * Usage: api-check [-c] ARCHIVE EXPECTED */
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
 #include "fxt/reader.h"
 #include "writer/fields.h"
 
-#define MAX_EVENTS 4096
+#define MAX_EVENTS 8192
 #define LINE_MAX_LEN 4096
 
 /* What the pairing and nesting checks need of one event. */
@@ -290,6 +291,31 @@ static int check_pairs(unsigned begin, unsigned mid, unsigned end, char *why, si
 	return ids;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -c: sorts the lines and folds equal ones into "<count> <line>" (threads interleave freely). */
+static size_t fold_counts(char **lines, size_t n)
+{
+	size_t out = 0;
+
+	qsort(lines, n, sizeof(*lines), cmp_str);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		char buf[LINE_MAX_LEN];
+		while (j < n && strcmp(lines[j], lines[i]) == 0)
+			j++;
+		snprintf(buf, sizeof buf, "%zu %s", j - i, lines[i]);
+		for (size_t k = i; k < j; k++)
+			free(lines[k]);
+		lines[out++] = strdup(buf);
+		i = j;
+	}
+	return out;
+}
+
 /* Compares the produced lines with the golden file, printing differences. */
 static int compare(char **got, size_t ngot, const char *path)
 {
@@ -328,12 +354,13 @@ int main(int argc, char **argv)
 	char *lines[MAX_EVENTS];
 	char buf[LINE_MAX_LEN], why[160] = "";
 	size_t nlines = 0;
-	int res, n;
+	int res, n, counts = argc == 4 && strcmp(argv[1], "-c") == 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: api-check ARCHIVE EXPECTED\n");
+	if (argc != 3 + counts) {
+		fprintf(stderr, "usage: api-check [-c] ARCHIVE EXPECTED\n");
 		return 2;
 	}
+	argv += counts;
 	if (fxt_reader_open(&rd, argv[1], FXT_READER_STRICT) < 0) {
 		fprintf(stderr, "api-check: cannot open %s\n", argv[1]);
 		return 2;
@@ -349,6 +376,8 @@ int main(int argc, char **argv)
 	if (!ok(res == FXT_READ_END, "the archive reads to its end in strict mode"))
 		printf("# at offset %" PRIu64 ": %s\n", fxt_reader_error(rd)->offset,
 		       fxt_reader_error(rd)->msg);
+	if (counts)
+		nlines = fold_counts(lines, nlines);
 	ok(compare(lines, nlines, argv[2]), "the API records are exactly those of %s", argv[2]);
 	n = check_nesting();
 	ok(n == 0, "complete events end after they start and nest per thread (%d violations)", n);

@@ -4,7 +4,7 @@
 # api-check finds exactly the records of EXPECTED, and that `fxt check` accepts the archive.
 # Env: FXTAUTO (the .so), API_CHECK (tests/api/api-check), FXT (the fxt command; optional).
 # CHILD_EXPECTED=file among the settings: the program forks once; its child's archive is
-# checked against that file too.
+# checked against that file too. COUNTS=1: api-check -c (sorted lines with counts).
 # Usage: run-traced.sh EXPECTED [VAR=value...] PROG [ARGS...]
 # SPDX-License-Identifier: MIT
 set -u
@@ -12,9 +12,11 @@ expected=$1
 shift
 settings=()
 child_expected=
+check_flags=()
 while [[ $# -gt 0 && $1 == *=* ]]; do
 	case $1 in
 	CHILD_EXPECTED=*) child_expected=${1#*=} ;;
+	COUNTS=1) check_flags=(-c) ;;
 	*) settings+=("$1") ;;
 	esac
 	shift
@@ -35,7 +37,7 @@ cmp -s "$tmp/plain.out" "$tmp/traced.out"
 claim $? "stdout is the same with and without the tracer"
 [ -s "$tmp/trace.fxt" ]
 claim $? "the traced run wrote \$FXT_OUTPUT"
-"$API_CHECK" "$tmp/trace.fxt" "$expected" | sed 's/^/    /'
+"$API_CHECK" "${check_flags[@]}" "$tmp/trace.fxt" "$expected" | sed 's/^/    /'
 claim "${PIPESTATUS[0]}" "api-check: the archive holds the expected API records"
 archives=("$tmp/trace.fxt")
 if [ -n "$child_expected" ]; then
