@@ -37,7 +37,8 @@
  * - Arguments are evaluated only when the event is recorded (tracer loaded, tracing on and
  *   the category enabled); under NTRACE never. TRACE_DURATION evaluates them at scope entry.
  * - Categories: FXT_CATEGORIES=a,b (what `fxtrun --categories a,b` sets) enables only those
- *   categories; unset, every category is enabled. Read once when tracing starts.
+ *   categories ("net*" enables every category starting with "net"); unset or empty, every
+ *   category is enabled. Read once when tracing starts. Blobs and logs have no category.
  * - Instant scope: the format has no scope field, so a process or global instant carries one
  *   more argument, "scope" (string "process" or "global"); a thread instant carries none.
  * - TRACE_DURATION declares variables: use it as a statement inside a block, not as the lone
