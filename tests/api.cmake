@@ -77,6 +77,8 @@ api_traced(api-c-categories api-all-c-categories.expect FXT_CATEGORIES=api
 api_traced(api-cpp-categories api-all-cpp-categories.expect FXT_CATEGORIES=api
 	$<TARGET_FILE:api-all-cpp>)
 api_traced(api-c-categories-none api-none.expect FXT_CATEGORIES=none $<TARGET_FILE:api-all>)
+api_traced(api-c-categories-glob api-glob.expect FXT_CATEGORIES=nothing,api.ex*
+	$<TARGET_FILE:api-all>)
 api_traced(api-mixed api-mixed.expect $<TARGET_FILE:api-mixed>)
 api_traced(api-threads api-threads.expect COUNTS=1 $<TARGET_FILE:api-threads>)
 api_traced(api-limits api-limits.expect CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
