@@ -1,0 +1,153 @@
+/* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`:
+ * a keyed table, time parsing/formatting, a streaming profile aggregator (per-function and
+ * call-tree figures from spans that arrive in post-order), and a streaming Catapult JSON
+ * converter. Memory grows with distinct keys (functions, paths, threads, objects), never with
+ * the number of records. Nothing here prints diagnostics or exits; one object per thread. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_CLIENT_H
+#define FXT_CLIENT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#include "fxt/reader.h"
+
+/* ---- keyed table (hashtab.c): entries of a fixed size that begin with a struct ckey ---- */
+struct ckey {
+	uint64_t a, b;
+	struct fxt_sv s;
+};
+
+struct ctab {
+	size_t esize;		/* entry size, >= sizeof(struct ckey) */
+	uint32_t n, cap;	/* entries used / slots in idx (power of two) */
+	uint32_t *idx;		/* slot -> entry index + 1, 0 when free */
+	unsigned char *ents;	/* n entries of esize bytes, in insertion order */
+	uint32_t ents_cap;
+};
+
+/* Zeroed entries of esize bytes. Returns 0 or -ENOMEM. Not thread-safe. */
+int ctab_init(struct ctab *t, size_t esize);
+void ctab_free(struct ctab *t);
+/* Index of the entry with key k, created zeroed (key set) when missing and create != 0.
+ * Returns -1 when missing and not created, -2 (ENOMEM) when creation failed. */
+int64_t ctab_get(struct ctab *t, const struct ckey *k, int create);
+static inline void *ctab_at(const struct ctab *t, uint32_t i)
+{
+	return t->ents + (size_t)i * t->esize;
+}
+int sv_eq(struct fxt_sv x, struct fxt_sv y);
+
+/* ---- time (timefmt.c) ---- */
+/* Parses "10ms", "1.5s", "250us", "42ns", "42" (ns). Returns 0 or -EINVAL. */
+int fxt_time_parse(const char *s, uint64_t *ns);
+/* Writes ns in the unit that keeps 1-4 integer digits ("812 ns", "12.345 us", "1.200 s").
+ * Returns buf. */
+char *fxt_time_fmt(char *buf, size_t len, uint64_t ns);
+
+/* ---- profile aggregation (profile.c) ---- */
+enum fxt_prof_kind {
+	FXT_PK_FUNC = 0,	/* duration events of any category but lock/sample */
+	FXT_PK_LOCK = 1,	/* category "lock": lock waits, callees of the enclosing function */
+	FXT_PK_SAMPLE = 2,	/* category "sample": sampled stacks, a timeline of their own */
+	FXT_PK_COUNT = 3,
+};
+
+struct fxt_prof_opts {
+	int per_thread;		/* rows and trees per thread instead of per process */
+	int tree;		/* build the call tree too */
+	uint64_t from_ns, to_ns; /* count calls with from <= start and end <= to (absolute ns) */
+};
+
+/* One aggregated row: a function (or lock object) in a process, or in a thread. */
+struct fxt_prof_row {
+	struct ckey key;	/* a = pid, b = tid (0 when merged), s = name */
+	uint64_t calls, total, self, max;
+};
+
+/* A call-tree node: inclusive time and calls of one call path. */
+struct fxt_prof_node {
+	struct fxt_sv name;
+	uint64_t calls, total, self;
+	uint32_t child, sibling; /* node indexes + 1, 0 = none */
+};
+
+/* A tree root: one per process (or thread with per_thread). */
+struct fxt_prof_root {
+	struct ckey key;	/* a = pid, b = tid or 0 */
+	uint32_t node;		/* node index + 1 of a nameless root, 0 = none yet */
+};
+
+struct fxt_prof;
+
+/* Returns 0 or -ENOMEM. */
+int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
+void fxt_prof_free(struct fxt_prof *p);
+/* A call that ended (complete event, or a begin/end pair). Spans of one thread and kind family
+ * must arrive in order of their end (as writers emit them); a span absorbs the earlier spans it
+ * encloses as its callees. object labels lock waits. Returns 0 or -ENOMEM. */
+int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
+		  struct fxt_sv name, struct fxt_sv object, uint64_t start, uint64_t end);
+/* Begin/end events: a begin opens a frame on the thread, an end closes the innermost one. */
+int fxt_prof_begin(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
+		   struct fxt_sv name, struct fxt_sv object, uint64_t ts);
+int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
+		 uint64_t ts);
+/* Ends the input: spans never enclosed become tree roots. Call once before reading results. */
+int fxt_prof_finish(struct fxt_prof *p);
+/* Rows of one kind, in an array owned by p. Call after fxt_prof_finish(); sorting it (below)
+ * ends all further input. */
+struct fxt_prof_row *fxt_prof_rows(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
+/* Frames opened by begin events and never ended (not counted). */
+uint64_t fxt_prof_unclosed(const struct fxt_prof *p);
+/* Tree roots (kind FUNC or SAMPLE) and node access. */
+struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
+const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);
+
+enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG,
+		     FXT_SORT_MAX, FXT_SORT_NAME };
+/* Sorts rows by process, then thread, then the key (descending figures, ascending names). */
+void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by);
+
+/* ---- reading an archive (drive.c) ---- */
+enum fxt_client_status {
+	FXT_CS_OK = 0,		/* clean end */
+	FXT_CS_TRUNCATED,	/* last record cut short: everything before it was read (warn) */
+	FXT_CS_CORRUPT,		/* malformed record: read up to it */
+	FXT_CS_OPEN,		/* cannot open or map the file, or not an FXT archive */
+	FXT_CS_CALLBACK,	/* the callback failed (err holds its negative errno) */
+};
+
+struct fxt_client_result {
+	enum fxt_client_status status;
+	int err;			/* negative errno for OPEN and CALLBACK */
+	struct fxt_read_error where;	/* TRUNCATED and CORRUPT: offset and reason */
+	struct fxt_reader_stats stats;	/* counters at the end of the read */
+};
+
+typedef int (*fxt_client_fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec);
+
+/* Reads the archive at path record by record, calling fn for each (the magic number record
+ * first: a file without it is refused as FXT_CS_OPEN, err -EINVAL). Returns res->status. */
+int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_client_result *res);
+/* One line (no newline) describing a result that is not FXT_CS_OK; exit code to use in *code
+ * (0 for a truncated archive, 1 for corrupt input or a failed callback, 2 for a file that
+ * cannot be read). Returns msg. */
+const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,
+			       size_t len, int *code);
+
+/* ---- Catapult JSON (json.c) ---- */
+struct fxt_json;
+
+/* Writes to out (which the caller owns and closes). Returns 0 or -ENOMEM. */
+int fxt_json_new(struct fxt_json **out, FILE *f);
+/* Converts one record (others are ignored). r converts ticks. Returns 0 or -EIO. */
+int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec);
+/* Closes the JSON document and flushes. Returns 0 or -EIO. */
+int fxt_json_finish(struct fxt_json *j);
+void fxt_json_free(struct fxt_json *j);
+/* Events written so far. */
+uint64_t fxt_json_events(const struct fxt_json *j);
+
+#endif

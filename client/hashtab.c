@@ -1,0 +1,89 @@
+/* Keyed table of fixed-size entries (client.h): open addressing over an index array, entries
+ * kept in insertion order in one growable array so callers can sort or walk them. Keys are two
+ * numbers and a string view compared by content. Grows by doubling; never shrinks. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+
+int sv_eq(struct fxt_sv x, struct fxt_sv y)
+{
+	return x.len == y.len && (x.s == y.s || !memcmp(x.s, y.s, x.len));
+}
+
+static uint64_t key_hash(const struct ckey *k)
+{
+	uint64_t h = 1469598103934665603ULL ^ (k->a * 0x9e3779b97f4a7c15ULL) ^
+		     (k->b * 0xc2b2ae3d27d4eb4fULL);
+	for (uint32_t i = 0; i < k->s.len; i++)
+		h = (h ^ (unsigned char)k->s.s[i]) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static int key_eq(const struct ckey *x, const struct ckey *y)
+{
+	return x->a == y->a && x->b == y->b && sv_eq(x->s, y->s);
+}
+
+int ctab_init(struct ctab *t, size_t esize)
+{
+	memset(t, 0, sizeof(*t));
+	t->esize = esize;
+	t->cap = 64;
+	t->idx = calloc(t->cap, sizeof(*t->idx));
+	return t->idx ? 0 : -ENOMEM;
+}
+
+void ctab_free(struct ctab *t)
+{
+	free(t->idx);
+	free(t->ents);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint32_t slot_of(const struct ctab *t, const struct ckey *k)
+{
+	uint32_t mask = t->cap - 1, s = (uint32_t)key_hash(k) & mask;
+	while (t->idx[s] && !key_eq(ctab_at(t, t->idx[s] - 1), k))
+		s = (s + 1) & mask;
+	return s;
+}
+
+static int grow(struct ctab *t)
+{
+	uint32_t ncap = t->cap * 2;
+	uint32_t *nidx = calloc(ncap, sizeof(*nidx));
+	if (!nidx)
+		return -ENOMEM;
+	free(t->idx);
+	t->idx = nidx;
+	t->cap = ncap;
+	for (uint32_t i = 0; i < t->n; i++)
+		t->idx[slot_of(t, ctab_at(t, i))] = i + 1;
+	return 0;
+}
+
+int64_t ctab_get(struct ctab *t, const struct ckey *k, int create)
+{
+	uint32_t s = slot_of(t, k);
+	if (t->idx[s])
+		return t->idx[s] - 1;
+	if (!create)
+		return -1;
+	if (t->n == t->ents_cap) {
+		uint32_t nc = t->ents_cap ? t->ents_cap * 2 : 64;
+		unsigned char *ne = realloc(t->ents, (size_t)nc * t->esize);
+		if (!ne)
+			return -2;
+		t->ents = ne;
+		t->ents_cap = nc;
+	}
+	memset(ctab_at(t, t->n), 0, t->esize);
+	memcpy(ctab_at(t, t->n), k, sizeof(*k));
+	t->idx[s] = ++t->n;
+	if (t->n * 2 > t->cap && grow(t) < 0)
+		return -2;
+	return t->n - 1;
+}

@@ -1,0 +1,429 @@
+/* Streaming Catapult JSON (Trace Event Format) from FXT records (client.h): one JSON event per
+ * event, log and process/thread kernel object record, written as the records arrive through an
+ * output buffer. Timestamps in microseconds with nanosecond precision from the provider's tick
+ * rate. Strings are escaped for JSON with invalid UTF-8 replaced by U+FFFD. Memory: the buffer
+ * and the userspace object table (pointer -> label), never the events. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "writer/fields.h"
+
+#define JBUF 65536
+
+struct uobj {
+	struct ckey key; /* a = process koid, b = pointer */
+	struct fxt_sv name;
+};
+
+struct fxt_json {
+	FILE *f;
+	size_t pos;
+	int err, started;
+	uint64_t events;
+	struct ctab uobjs;
+	char buf[JBUF];
+};
+
+int fxt_json_new(struct fxt_json **out, FILE *f)
+{
+	struct fxt_json *j = malloc(sizeof(*j));
+
+	if (!j)
+		return -ENOMEM;
+	j->f = f;
+	j->pos = 0;
+	j->err = 0;
+	j->started = 0;
+	j->events = 0;
+	if (ctab_init(&j->uobjs, sizeof(struct uobj))) {
+		free(j);
+		return -ENOMEM;
+	}
+	*out = j;
+	return 0;
+}
+
+void fxt_json_free(struct fxt_json *j)
+{
+	if (!j)
+		return;
+	ctab_free(&j->uobjs);
+	free(j);
+}
+
+uint64_t fxt_json_events(const struct fxt_json *j)
+{
+	return j->events;
+}
+
+static void flush(struct fxt_json *j)
+{
+	if (j->pos && fwrite(j->buf, 1, j->pos, j->f) != j->pos)
+		j->err = -EIO;
+	j->pos = 0;
+}
+
+/* Makes room for n more bytes (n <= JBUF). */
+static inline char *room(struct fxt_json *j, size_t n)
+{
+	if (j->pos + n > JBUF)
+		flush(j);
+	return j->buf + j->pos;
+}
+
+static void put(struct fxt_json *j, const char *s, size_t n)
+{
+	while (n) {
+		size_t c = n < JBUF / 2 ? n : JBUF / 2;
+		memcpy(room(j, c), s, c);
+		j->pos += c;
+		s += c;
+		n -= c;
+	}
+}
+
+#define PUTS(j, lit) put(j, lit, sizeof(lit) - 1)
+
+static void put_u64(struct fxt_json *j, uint64_t v)
+{
+	char tmp[20], *e = tmp + sizeof(tmp), *p = e;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(j, p, (size_t)(e - p));
+}
+
+static void put_i64(struct fxt_json *j, int64_t v)
+{
+	if (v < 0) {
+		PUTS(j, "-");
+		put_u64(j, -(uint64_t)v);
+	} else {
+		put_u64(j, (uint64_t)v);
+	}
+}
+
+static void put_hex(struct fxt_json *j, uint64_t v)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof(tmp), "\"0x%llx\"", (unsigned long long)v);
+	put(j, tmp, (size_t)n);
+}
+
+static void put_double(struct fxt_json *j, double v)
+{
+	char tmp[32];
+	int n;
+
+	if (!isfinite(v)) {
+		PUTS(j, "null");
+		return;
+	}
+	n = snprintf(tmp, sizeof(tmp), "%.17g", v);
+	put(j, tmp, (size_t)n);
+}
+
+/* Microseconds with three decimals: 1234567 ns -> 1234.567 */
+static void put_us(struct fxt_json *j, uint64_t ns)
+{
+	char *p;
+	unsigned r = (unsigned)(ns % 1000);
+
+	put_u64(j, ns / 1000);
+	p = room(j, 4);
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	p[2] = (char)('0' + r / 10 % 10);
+	p[3] = (char)('0' + r % 10);
+	j->pos += 4;
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is invalid. */
+static unsigned utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned len, cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (n < len)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (unsigned i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void put_str(struct fxt_json *j, struct fxt_sv sv)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)sv.s;
+	size_t n = sv.len, i = 0;
+
+	PUTS(j, "\"");
+	while (i < n) {
+		size_t run = i;
+		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
+			run++;
+		put(j, (const char *)s + i, run - i);
+		i = run;
+		if (i >= n)
+			break;
+		if (s[i] >= 0x80) {
+			unsigned l = utf8_len(s + i, n - i);
+			if (l) {
+				put(j, (const char *)s + i, l);
+				i += l;
+			} else {
+				PUTS(j, "\\ufffd");
+				i++;
+			}
+			continue;
+		}
+		char *p = room(j, 6);
+		switch (s[i]) {
+		case '"': memcpy(p, "\\\"", 2); j->pos += 2; break;
+		case '\\': memcpy(p, "\\\\", 2); j->pos += 2; break;
+		case '\n': memcpy(p, "\\n", 2); j->pos += 2; break;
+		case '\t': memcpy(p, "\\t", 2); j->pos += 2; break;
+		case '\r': memcpy(p, "\\r", 2); j->pos += 2; break;
+		default:
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[s[i] >> 4];
+			p[5] = hex[s[i] & 15];
+			j->pos += 6;
+		}
+		i++;
+	}
+	PUTS(j, "\"");
+}
+
+static int is_numeric(unsigned type)
+{
+	return type == FXT_AT_INT32 || type == FXT_AT_UINT32 || type == FXT_AT_INT64 ||
+	       type == FXT_AT_UINT64 || type == FXT_AT_DOUBLE;
+}
+
+static void put_value(struct fxt_json *j, uint64_t pid, const struct fxt_arg *a)
+{
+	switch (a->type) {
+	case FXT_AT_INT32:
+	case FXT_AT_INT64: put_i64(j, a->v.i64); break;
+	case FXT_AT_UINT32:
+	case FXT_AT_UINT64:
+	case FXT_AT_KOID: put_u64(j, a->v.u64); break;
+	case FXT_AT_DOUBLE: put_double(j, a->v.dbl); break;
+	case FXT_AT_STRING: put_str(j, a->v.str); break;
+	case FXT_AT_BOOL: put(j, a->v.boolean ? "true" : "false", a->v.boolean ? 4 : 5); break;
+	case FXT_AT_POINTER: {
+		struct ckey k = { pid, a->v.u64, { "", 0 } };
+		int64_t i = ctab_get(&j->uobjs, &k, 0);
+		if (i < 0) {
+			put_hex(j, a->v.u64);
+			break;
+		}
+		PUTS(j, "{\"pointer\":");
+		put_hex(j, a->v.u64);
+		PUTS(j, ",\"name\":");
+		put_str(j, ((struct uobj *)ctab_at(&j->uobjs, (uint32_t)i))->name);
+		PUTS(j, "}");
+		break;
+	}
+	default: PUTS(j, "null");
+	}
+}
+
+/* Writes ,"args":{...} with the arguments kept by want (all when want is NULL). */
+static void put_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t pid,
+		     int (*want)(const struct fxt_arg *))
+{
+	int first = 1;
+
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg *a = &rec->args[i];
+		if (want && !want(a))
+			continue;
+		if (first)
+			PUTS(j, ",\"args\":{");
+		else
+			PUTS(j, ",");
+		first = 0;
+		put_str(j, a->name);
+		PUTS(j, ":");
+		put_value(j, pid, a);
+	}
+	if (!first)
+		PUTS(j, "}");
+}
+
+static int want_series(const struct fxt_arg *a)
+{
+	return is_numeric(a->type);
+}
+
+static int is_scope_arg(const struct fxt_arg *a)
+{
+	return a->type == FXT_AT_STRING && a->name.len == 5 && !memcmp(a->name.s, "scope", 5);
+}
+
+static int want_not_scope(const struct fxt_arg *a)
+{
+	return !is_scope_arg(a);
+}
+
+/* Instant scope from a "scope" argument: global/g, process/p, else thread. */
+static char instant_scope(const struct fxt_record *rec)
+{
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg *a = &rec->args[i];
+		if (is_scope_arg(a) && a->v.str.len)
+			return a->v.str.s[0] == 'g' ? 'g' : a->v.str.s[0] == 'p' ? 'p' : 't';
+	}
+	return 't';
+}
+
+static void begin_event(struct fxt_json *j, struct fxt_sv name, struct fxt_sv cat, char ph)
+{
+	PUTS(j, j->events ? ",\n{\"name\":" : "\n{\"name\":");
+	j->events++;
+	put_str(j, name);
+	PUTS(j, ",\"cat\":");
+	put_str(j, cat);
+	PUTS(j, ",\"ph\":\"");
+	put(j, &ph, 1);
+	PUTS(j, "\"");
+}
+
+static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids *k)
+{
+	PUTS(j, ",\"ts\":");
+	put_us(j, ts_ns);
+	PUTS(j, ",\"pid\":");
+	put_u64(j, k->pid);
+	PUTS(j, ",\"tid\":");
+	put_u64(j, k->tid);
+}
+
+static void event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	static const char ph[] = { 'i', 'C', 'B', 'E', 'X', 'b', 'n', 'e', 's', 't', 'f' };
+	unsigned et = rec->u.event.event_type;
+	uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	int (*want)(const struct fxt_arg *) = NULL;
+
+	if (et >= sizeof(ph))
+		return;
+	begin_event(j, rec->u.event.name, rec->u.event.category, ph[et]);
+	put_where(j, ts, &rec->u.event.thread);
+	switch (et) {
+	case FXT_ET_INSTANT:
+		PUTS(j, ",\"s\":\"");
+		put(j, (char[]){ instant_scope(rec) }, 1);
+		PUTS(j, "\"");
+		want = want_not_scope;
+		break;
+	case FXT_ET_COUNTER:
+		if (rec->u.event.id) {
+			PUTS(j, ",\"id\":");
+			put_hex(j, rec->u.event.id);
+		}
+		want = want_series;
+		break;
+	case FXT_ET_DURATION_COMPLETE: {
+		uint64_t end = fxt_reader_ticks_to_ns(r, rec->u.event.end_ts);
+		PUTS(j, ",\"dur\":");
+		put_us(j, end > ts ? end - ts : 0);
+		break;
+	}
+	case FXT_ET_FLOW_STEP:
+	case FXT_ET_FLOW_END:
+		PUTS(j, ",\"bp\":\"e\"");
+		/* fall through */
+	case FXT_ET_ASYNC_BEGIN:
+	case FXT_ET_ASYNC_INSTANT:
+	case FXT_ET_ASYNC_END:
+	case FXT_ET_FLOW_BEGIN:
+		PUTS(j, ",\"id\":");
+		put_hex(j, rec->u.event.id);
+		break;
+	}
+	put_args(j, rec, rec->u.event.thread.pid, want);
+	PUTS(j, "}");
+}
+
+static void kernel_object(struct fxt_json *j, const struct fxt_record *rec)
+{
+	static const struct fxt_sv cat = { "__metadata", 10 };
+	uint64_t pid = rec->u.kobj.koid, tid = 0;
+	int thread = rec->u.kobj.obj_type == FXT_OBJ_TYPE_THREAD;
+
+	if (rec->u.kobj.obj_type != FXT_OBJ_TYPE_PROCESS && !thread)
+		return;
+	if (thread) {
+		tid = rec->u.kobj.koid;
+		pid = 0;
+		for (unsigned i = 0; i < rec->nargs; i++)
+			if (rec->args[i].type == FXT_AT_KOID && rec->args[i].name.len == 7 &&
+			    !memcmp(rec->args[i].name.s, "process", 7))
+				pid = rec->args[i].v.u64;
+	}
+	begin_event(j, thread ? (struct fxt_sv){ "thread_name", 11 }
+			      : (struct fxt_sv){ "process_name", 12 }, cat, 'M');
+	put_where(j, 0, &(struct fxt_koids){ pid, tid });
+	PUTS(j, ",\"args\":{\"name\":");
+	put_str(j, rec->u.kobj.name);
+	PUTS(j, "}}");
+}
+
+static void log_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	static const struct fxt_sv log = { "log", 3 };
+
+	begin_event(j, log, log, 'i');
+	put_where(j, fxt_reader_ticks_to_ns(r, rec->u.log.ts), &rec->u.log.thread);
+	PUTS(j, ",\"s\":\"t\",\"args\":{\"message\":");
+	put_str(j, rec->u.log.msg);
+	PUTS(j, "}}");
+}
+
+int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	if (!j->started++)
+		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	switch (rec->type) {
+	case FXT_RT_EVENT: event(j, r, rec); break;
+	case FXT_RT_KERNEL_OBJECT: kernel_object(j, rec); break;
+	case FXT_RT_LOG: log_record(j, r, rec); break;
+	case FXT_RT_USERSPACE_OBJECT: {
+		struct ckey k = { rec->u.uobj.process_koid, rec->u.uobj.pointer, { "", 0 } };
+		int64_t i = ctab_get(&j->uobjs, &k, 1);
+		if (i < 0)
+			return -ENOMEM;
+		((struct uobj *)ctab_at(&j->uobjs, (uint32_t)i))->name = rec->u.uobj.name;
+		break;
+	}
+	}
+	return j->err;
+}
+
+int fxt_json_finish(struct fxt_json *j)
+{
+	if (!j->started++)
+		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	PUTS(j, "\n]}\n");
+	flush(j);
+	if (fflush(j->f))
+		j->err = -EIO;
+	return j->err;
+}

@@ -1,0 +1,206 @@
+/* Unit test of the trace client's library: time units, the keyed table and the profile
+ * aggregator (self time from post-order spans, begin/end pairs, lock and sample kinds, time
+ * window, per-thread rows, call-tree paths) against figures worked out by hand. */
+/* SPDX-License-Identifier: MIT */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "client/client.h"
+
+static struct fxt_sv S(const char *s)
+{
+	return (struct fxt_sv){ s, (uint32_t)strlen(s) };
+}
+
+static const struct fxt_prof_row *find(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid,
+				       uint64_t tid, const char *name)
+{
+	size_t n;
+	struct fxt_prof_row *r = fxt_prof_rows(p, k, &n);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].key.a == pid && r[i].key.b == tid && sv_eq(r[i].key.s, S(name)))
+			return &r[i];
+	return NULL;
+}
+
+static int row_is(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t tid, const char *name,
+		  uint64_t calls, uint64_t total, uint64_t self, uint64_t max)
+{
+	const struct fxt_prof_row *r = find(p, k, 1, tid, name);
+	return r && r->calls == calls && r->total == total && r->self == self && r->max == max;
+}
+
+/* main{ a{b b} a c{a} lock-wait } on thread 11, outer{inner wait} as begin/end on thread 12,
+ * samples main{hot} cold on thread 13. Copies name strings so rows must merge by content. */
+static void feed(struct fxt_prof *p)
+{
+	static char a2[] = "a";
+	const struct fxt_sv none = { "", 0 };
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S("b"), none, 20, 50);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S("b"), none, 60, 100);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S("a"), none, 10, 200);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S(a2), none, 300, 400);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S("a"), none, 510, 520);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S("c"), none, 500, 900);
+	fxt_prof_span(p, FXT_PK_LOCK, 1, 11, S("mutex"), S("queue_lock"), 910, 960);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 11, S("main"), none, 0, 1000);
+	fxt_prof_begin(p, FXT_PK_FUNC, 1, 12, S("outer"), none, 100);
+	fxt_prof_begin(p, FXT_PK_FUNC, 1, 12, S("inner"), none, 150);
+	fxt_prof_end(p, FXT_PK_FUNC, 1, 12, 250);
+	fxt_prof_begin(p, FXT_PK_LOCK, 1, 12, S("mutex"), S("queue_lock"), 260);
+	fxt_prof_end(p, FXT_PK_LOCK, 1, 12, 300);
+	fxt_prof_end(p, FXT_PK_FUNC, 1, 12, 400);
+	fxt_prof_begin(p, FXT_PK_FUNC, 1, 12, S("never_ended"), none, 500);
+	fxt_prof_span(p, FXT_PK_SAMPLE, 1, 13, S("hot"), none, 100, 300);
+	fxt_prof_span(p, FXT_PK_SAMPLE, 1, 13, S("main"), none, 100, 400);
+	fxt_prof_span(p, FXT_PK_SAMPLE, 1, 13, S("cold"), none, 400, 500);
+}
+
+static const struct fxt_prof_node *child(struct fxt_prof *p, const struct fxt_prof_node *n,
+					 const char *name)
+{
+	for (uint32_t c = n ? n->child : 0; c; c = fxt_prof_node(p, c)->sibling)
+		if (sv_eq(fxt_prof_node(p, c)->name, S(name)))
+			return fxt_prof_node(p, c);
+	return NULL;
+}
+
+static void test_profile(void)
+{
+	struct fxt_prof *p;
+	struct fxt_prof_opts o = { .tree = 1 };
+	size_t n;
+
+	ok(fxt_prof_new(&p, &o) == 0, "a profile opens");
+	feed(p);
+	ok(fxt_prof_finish(p) == 0, "the profile finishes");
+	ok(row_is(p, FXT_PK_FUNC, 0, "main", 1, 1000, 260, 1000),
+	   "main: self is its time minus a, a, c and the lock wait (1000 - 740)");
+	ok(row_is(p, FXT_PK_FUNC, 0, "a", 3, 300, 230, 190),
+	   "a: three calls merged by name content, self 120 + 100 + 10");
+	ok(row_is(p, FXT_PK_FUNC, 0, "b", 2, 70, 70, 40), "b: leaves have self == total");
+	ok(row_is(p, FXT_PK_FUNC, 0, "c", 1, 400, 390, 400), "c: self excludes its callee a");
+	ok(row_is(p, FXT_PK_FUNC, 0, "outer", 1, 300, 160, 300),
+	   "begin/end: outer's self excludes inner and the lock wait");
+	ok(row_is(p, FXT_PK_FUNC, 0, "inner", 1, 100, 100, 100), "begin/end: inner counted");
+	ok(row_is(p, FXT_PK_LOCK, 0, "queue_lock", 2, 90, 90, 50),
+	   "lock waits of two threads are one row per object");
+	ok(!find(p, FXT_PK_FUNC, 1, 0, "mutex"), "lock waits stay out of the function table");
+	ok(row_is(p, FXT_PK_SAMPLE, 0, "main", 1, 300, 100, 300) &&
+	   row_is(p, FXT_PK_SAMPLE, 0, "hot", 1, 200, 200, 200),
+	   "sample slices nest in their own timeline");
+	ok(fxt_prof_unclosed(p) == 1, "a begin never ended is reported, not counted");
+	ok(!find(p, FXT_PK_FUNC, 1, 0, "never_ended"), "the unended frame has no row");
+
+	struct fxt_prof_root *roots = fxt_prof_roots(p, FXT_PK_FUNC, &n);
+	ok(n == 1 && roots[0].key.a == 1, "one call tree for the process");
+	const struct fxt_prof_node *root = n ? fxt_prof_node(p, roots[0].node) : NULL;
+	const struct fxt_prof_node *m = child(p, root, "main"), *ma = child(p, m, "a");
+	const struct fxt_prof_node *mc = child(p, m, "c"), *mca = child(p, mc, "a");
+	ok(m && m->calls == 1 && m->total == 1000, "tree: main at the root");
+	ok(ma && ma->calls == 2 && ma->total == 290 && ma->self == 220,
+	   "tree: main>a merges the two direct calls (190 + 100)");
+	ok(mca && mca->calls == 1 && mca->total == 10, "tree: main>c>a is a path of its own");
+	ok(child(p, ma, "b") && child(p, ma, "b")->calls == 2, "tree: main>a>b has both calls");
+	ok(child(p, m, "queue_lock") != NULL, "tree: the lock wait shows under main");
+	ok(child(p, root, "outer") && child(p, child(p, root, "outer"), "inner"),
+	   "tree: begin/end pairs build paths too");
+	fxt_prof_free(p);
+
+	o = (struct fxt_prof_opts){ .per_thread = 1, .from_ns = 250, .to_ns = 950 };
+	ok(fxt_prof_new(&p, &o) == 0, "a windowed per-thread profile opens");
+	feed(p);
+	fxt_prof_finish(p);
+	ok(row_is(p, FXT_PK_FUNC, 11, "a", 2, 110, 110, 100),
+	   "window [250,950]: only the a calls inside it count");
+	ok(!find(p, FXT_PK_FUNC, 1, 11, "main") && !find(p, FXT_PK_FUNC, 1, 11, "b"),
+	   "window: calls reaching outside it are left out");
+	ok(row_is(p, FXT_PK_FUNC, 11, "c", 1, 400, 390, 400) && !find(p, FXT_PK_FUNC, 1, 12, "c"),
+	   "per-thread rows carry the thread id");
+	fxt_prof_free(p);
+}
+
+static void test_fanout(void)
+{
+	struct fxt_prof *p;
+	struct fxt_prof_opts o = { 0 };
+	const struct fxt_sv none = { "", 0 };
+	int good = 1;
+
+	fxt_prof_new(&p, &o);
+	for (uint64_t i = 0; i < 100000; i++)
+		good &= !fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("leaf"), none, 10 + 3 * i, 11 + 3 * i);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("root"), none, 0, 400000);
+	fxt_prof_finish(p);
+	ok(good && row_is(p, FXT_PK_FUNC, 0, "root", 1, 400000, 300000, 400000),
+	   "100000 direct callees are all subtracted from their caller's self time");
+	fxt_prof_free(p);
+}
+
+static void test_sort(void)
+{
+	struct fxt_prof *p;
+	struct fxt_prof_opts o = { 0 };
+	struct fxt_prof_row *r;
+	size_t n;
+
+	fxt_prof_new(&p, &o);
+	feed(p);
+	fxt_prof_finish(p);
+	r = fxt_prof_rows(p, FXT_PK_FUNC, &n);
+	fxt_prof_sort(r, n, FXT_SORT_SELF);
+	ok(n == 6 && sv_eq(r[0].key.s, S("c")) && sv_eq(r[1].key.s, S("main")),
+	   "sorted by self: c (390) then main (260)");
+	fxt_prof_sort(r, n, FXT_SORT_CALLS);
+	ok(sv_eq(r[0].key.s, S("a")), "sorted by calls: a (3) first");
+	fxt_prof_sort(r, n, FXT_SORT_NAME);
+	ok(sv_eq(r[0].key.s, S("a")) && sv_eq(r[n - 1].key.s, S("outer")), "sorted by name");
+	fxt_prof_free(p);
+}
+
+static void test_time(void)
+{
+	char b[32];
+	uint64_t v = 0;
+
+	ok(!fxt_time_parse("10ms", &v) && v == 10000000, "10ms parses to 10000000 ns");
+	ok(!fxt_time_parse("1.5s", &v) && v == 1500000000, "1.5s parses");
+	ok(!fxt_time_parse("250us", &v) && v == 250000, "250us parses");
+	ok(!fxt_time_parse("42", &v) && v == 42, "a bare number is nanoseconds");
+	ok(fxt_time_parse("10 parsecs", &v) < 0 && fxt_time_parse("-1ms", &v) < 0 &&
+	   fxt_time_parse("", &v) < 0, "bad times are refused");
+	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 812), "812 ns"), "812 ns prints in ns");
+	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 12345), "12.345 us"), "12345 ns prints in us");
+	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 1200000000), "1.200 s"), "1.2e9 ns prints in s");
+}
+
+static void test_table(void)
+{
+	struct ctab t;
+	int good = 1;
+
+	ctab_init(&t, sizeof(struct ckey) + 8);
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct ckey k = { i, i * 7, S(i & 1 ? "odd" : "even") };
+		good &= ctab_get(&t, &k, 1) == (int64_t)i;
+	}
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct ckey k = { i, i * 7, S(i & 1 ? "odd" : "even") };
+		good &= ctab_get(&t, &k, 0) == (int64_t)i;
+	}
+	struct ckey miss = { 3, 21, S("even") };
+	ok(good && t.n == 10000, "10000 keys are stored and found again at their index");
+	ok(ctab_get(&t, &miss, 0) == -1, "a key differing only in its string is missing");
+	ctab_free(&t);
+}
+
+int main(void)
+{
+	test_time();
+	test_table();
+	test_profile();
+	test_fanout();
+	test_sort();
+	return done();
+}
