@@ -196,6 +196,7 @@ struct fxtp_real {
 	int (*pthread_setname_np)(pthread_t, const char *);
 	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
 	int (*sigaction)(int, const void *, void *);
+	void (*(*signal)(int, void (*)(int)))(int);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

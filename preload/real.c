@@ -21,6 +21,7 @@ static const struct {
 	{ (void **)&fxtp_real.pthread_setname_np, "pthread_setname_np" },
 	{ (void **)&fxtp_real.prctl, "prctl" },
 	{ (void **)&fxtp_real.sigaction, "sigaction" },
+	{ (void **)&fxtp_real.signal, "signal" },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -91,12 +91,12 @@ FXTP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 FXTP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	if (sig <= 0 || sig >= NSIG || !ours[sig]) {
-		struct sigaction sa, old;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = handler;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		return real_sigaction(sig, &sa, &old) < 0 ? SIG_ERR : old.sa_handler;
+		fxtp_real_init();
+		if (!fxtp_real.signal) {
+			errno = ENOSYS;
+			return SIG_ERR;
+		}
+		return fxtp_real.signal(sig, handler);
 	}
 	sighandler_t prev = app[sig].sa_handler;
 	memset(&app[sig], 0, sizeof(app[sig]));
