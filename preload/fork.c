@@ -4,6 +4,7 @@
  * inherited as not its own (they pair with exits but are never recorded). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -27,9 +28,12 @@ static void child(void)
 	if (!fxtp_running())
 		return;
 	struct fxtp_thread *t = &fxtp_self;
-	if (fxtp_open_buffer() < 0) {
+	int rc = fxtp_open_buffer();
+	if (rc < 0) {
 		__atomic_store_n(&fxtp_state, FXTP_STATE_STOPPING, __ATOMIC_RELEASE);
-		fxtp_warn("cannot create the buffer of a forked child; tracing off in it", NULL);
+		if (rc != -ECANCELED)	/* -ECANCELED: fxtrun --no-follow (provider.c) */
+			fxtp_warn("cannot create the buffer of a forked child; tracing off in it",
+				  NULL);
 		return;
 	}
 	fxtp_threads_after_fork(t);

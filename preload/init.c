@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "preload/fxtp.h"
+#include "preload/provider.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
 
@@ -228,19 +229,26 @@ int fxtp_open_buffer(void)
 	if (durable > (32u << 20))
 		durable = 32u << 20;
 
-	/* Standalone, nobody else maps the buffer: private memory, so transparent huge pages
-	 * spare the hot path one page fault per 4 KiB of events (fxtrun hands a shared file). */
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
-		return -errno;
-	madvise(m, size, MADV_HUGEPAGE);
-	fxtp.pid = getpid();
-	int rc = fxt_buf_init(&fxtp.buf, m, size, durable, FXT_BUF_DEFAULT_CHUNK, FXT_BUF_ONESHOT,
-			      (uint64_t)fxtp.pid);
-	if (rc < 0) {
-		munmap(m, size);
+	/* Under fxtrun: the session's shared buffer file, in its mode (preload/provider.c). */
+	void *m = NULL;
+	int rc = fxtp_provider_open(&fxtp.buf, &m, size, durable, FXT_BUF_DEFAULT_CHUNK);
+	if (rc < 0)
 		return rc;
+	fxtp.pid = getpid();
+	if (!m) {
+		/* Standalone, nobody else maps the buffer: private memory, so transparent huge pages
+		 * spare the hot path one page fault per 4 KiB of events (fxtrun hands a shared file). */
+		m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		madvise(m, size, MADV_HUGEPAGE);
+		rc = fxt_buf_init(&fxtp.buf, m, size, durable, FXT_BUF_DEFAULT_CHUNK,
+				  FXT_BUF_ONESHOT, (uint64_t)fxtp.pid);
+		if (rc < 0) {
+			munmap(m, size);
+			return rc;
+		}
 	}
 	fxtp.map = m;
 	fxtp.map_size = size;
@@ -312,6 +320,8 @@ void fxtp_finish(int from_signal)
 	fxtp_threads_each(close_other, &now, !from_signal);
 	fxt_chunk_flush(&others_w);
 	fxtp.buf.hdr->ticks_per_second = ticks_per_second();
+	if (fxtp_provider_managed())
+		goto stopped;	/* fxtrun writes the archive from the shared buffer */
 
 	struct fxt_archive_info info = {
 		.with_magic = 1,
@@ -329,6 +339,7 @@ void fxtp_finish(int from_signal)
 			unlink(fxtp.tmp_path);
 		fxtp_warn("cannot write the archive", fxtp.out_path);
 	}
+stopped:
 	__atomic_store_n(&fxtp.buf.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
 	errno = saved;
 }

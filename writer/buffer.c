@@ -13,8 +13,8 @@ int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_siz
 	if (!b || !mem || ((uintptr_t)mem & 7) || chunk_size < FXT_BUF_MIN_CHUNK ||
 	    (chunk_size & 7))
 		return -EINVAL;
-	if (mode != FXT_BUF_ONESHOT)
-		return -EOPNOTSUPP;	/* circular and streaming come with fxtrun */
+	if (mode > FXT_BUF_STREAMING)
+		return -EINVAL;	/* circular and streaming also need b->policy (fxtrun) */
 	durable_size &= ~7ULL;
 	if (size < FXT_BUF_HDR_SIZE || durable_size < 64 ||
 	    durable_size > size - FXT_BUF_HDR_SIZE)
@@ -41,6 +41,7 @@ int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_siz
 	__atomic_store_n(&h->magic, FXT_BUF_MAGIC, __ATOMIC_RELEASE);
 	b->hdr = h;
 	b->base = mem;
+	b->policy = NULL;
 	return 0;
 }
 
@@ -61,6 +62,7 @@ int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size)
 		return -EINVAL;
 	b->hdr = mem;
 	b->base = mem;
+	b->policy = NULL;
 	return 0;
 }
 
@@ -81,6 +83,8 @@ uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words)
 
 uint64_t *fxt_buf_chunk_take(struct fxt_buf *b)
 {
+	if (b->policy)
+		return b->policy->take(b);	/* circular / streaming (preload/provider.c) */
 	struct fxt_buf_hdr *h = b->hdr;
 	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
 	if (seq >= h->nchunks)

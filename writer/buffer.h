@@ -81,16 +81,28 @@ struct fxt_buf_hdr {
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
 _Static_assert(offsetof(struct fxt_buf_hdr, durable_used) % 64 == 0, "counters on own line");
 
+struct fxt_buf;
+
+/* Chunk policy of the circular and streaming modes, supplied by fxtrun's provider code
+ * (preload/provider.c): fxt_buf_chunk_take() delegates to take(), and a chunk writer hands each
+ * chunk it leaves to release(). NULL (oneshot): the built-in one-pass policy. */
+struct fxt_buf_policy {
+	uint64_t *(*take)(struct fxt_buf *b);
+	void (*release)(struct fxt_buf *b, uint64_t *chunk);
+};
+
 /* A process-local handle on a mapped buffer (the mapping itself holds all shared state). */
 struct fxt_buf {
 	struct fxt_buf_hdr *hdr;
 	uint8_t *base;
+	const struct fxt_buf_policy *policy;	/* NULL: oneshot */
 };
 
 /* Lays out a new buffer in mem (size bytes, zero-filled, 8-byte aligned): header, a durable area
  * of durable_size bytes (rounded down to 8), then as many chunks of chunk_size as fit.
+ * Circular and streaming need a policy (b->policy, set by the caller after init).
  * Fails: -EINVAL (size too small for the header, the durable area and 2 chunks, bad chunk
- * size), -EOPNOTSUPP (a mode other than oneshot, not implemented yet). Not thread-safe: call before the buffer is shared. Async-signal-safe. */
+ * size or mode). Not thread-safe: call before the buffer is shared. Async-signal-safe. */
 int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_size,
 		 uint32_t chunk_size, enum fxt_buf_mode mode, uint64_t pid);
 
@@ -108,6 +120,7 @@ uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words);
 
 /* Takes the next chunk: one atomic fetch-add. Stores its sequence number in its word 0 and
  * returns the chunk (chunk_size bytes, word 0 included). Oneshot and exhausted: NULL.
+ * With a policy (circular, streaming): whatever policy->take() returns.
  * Fails: NULL as said. Thread-safe, lock-free, async-signal-safe. */
 uint64_t *fxt_buf_chunk_take(struct fxt_buf *b);
 

@@ -27,10 +27,11 @@ __attribute__((noinline)) uint64_t *fxt_chunk_refill(struct fxt_chunk_w *w, uint
 	uint32_t opening = w->thread_rec[0] ? 3 : 0;
 	if (w->exhausted || !w->buf || 1 + opening + words > w->buf->hdr->chunk_size / 8)
 		return drop(w);
+	fxt_chunk_close(w);
 	uint64_t *c = fxt_buf_chunk_take(w->buf);
 	if (!c) {
-		w->exhausted = 1;
-		w->p = w->end = NULL;
+		/* Oneshot stays exhausted; a policy (circular, streaming) may have chunks later. */
+		w->exhausted = !w->buf->policy;
 		return drop(w);
 	}
 	uint64_t *p = c + 1;
@@ -50,4 +51,12 @@ void fxt_chunk_flush(struct fxt_chunk_w *w)
 	if (w->dropped && w->buf)
 		fxt_buf_count_drops(w->buf, w->dropped);
 	w->dropped = 0;
+}
+
+void fxt_chunk_close(struct fxt_chunk_w *w)
+{
+	const struct fxt_buf_policy *pol = w->buf ? w->buf->policy : NULL;
+	if (w->end && pol && pol->release)
+		pol->release(w->buf, w->end - w->buf->hdr->chunk_size / 8);
+	w->p = w->end = NULL;
 }

@@ -63,6 +63,11 @@ static inline void fxt_chunk_commit(uint64_t *rec, uint64_t header)
 	__atomic_store_n(rec, header, __ATOMIC_RELEASE);
 }
 
+/* Leaves the current chunk (thread exit, or before taking the next one): a policy may reuse it
+ * once saved. The next reservation takes a new chunk. Fails: never. Not thread-safe w.r.t. w;
+ * async-signal-safe. */
+void fxt_chunk_close(struct fxt_chunk_w *w);
+
 /* Adds this writer's pending drops to the buffer's counter (call at thread exit and before an
  * archive is assembled). Fails: never. Not thread-safe with respect to w; async-signal-safe. */
 void fxt_chunk_flush(struct fxt_chunk_w *w);

@@ -1,0 +1,67 @@
+/* The contract between the trace manager (fxtrun, launcher/manager.c) and each provider (the
+ * preload, preload/provider.c): the environment fxtrun sets, the session directory layout, the
+ * FIFO packets of tracing-system.md "Trace Manager/Provider FIFO Protocol" carried over an
+ * AF_UNIX SOCK_SEQPACKET connection, and the meaning of word 0 of a chunk in circular and
+ * streaming modes. Both sides include this header; a change here bumps the protocol version. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_COMMON_PROTOCOL_H
+#define FXT_COMMON_PROTOCOL_H
+
+#include <stdint.h>
+
+/* Environment set by fxtrun for every process of the traced tree. */
+#define FXT_ENV_SESSION "FXT_SESSION"	/* session directory (0700): buffers and socket */
+#define FXT_ENV_MODE "FXT_MODE"		/* oneshot | circular | streaming */
+#define FXT_ENV_NO_FOLLOW "FXT_NO_FOLLOW" /* "1": only the first process is traced */
+
+/* In the session directory: the manager's listening socket, and one buffer file per provider,
+ * "<pid>.<n>.buf" (n = 0, 1, ...: an exec'd image of the same pid takes the next n), 0600. */
+#define FXT_SESSION_SOCKET "manager.sock"
+#define FXT_SESSION_BUF_FMT "%d.%u.buf"
+
+/* tracing-system.md#fifo-packets: fixed-size packets, one per SEQPACKET message. */
+typedef struct trace_provider_packet {
+	uint16_t request;	/* TRACE_PROVIDER_* */
+	uint16_t reserved;	/* must be zero */
+	uint32_t data32;
+	uint64_t data64;
+} trace_provider_packet_t;
+
+_Static_assert(sizeof(trace_provider_packet_t) == 16, "packet is 16 bytes");
+
+#define TRACE_PROVIDER_FIFO_PROTOCOL_VERSION 1u
+
+enum trace_provider_request {
+	/* provider -> manager: data32 = protocol version; data64 = n << 32 | pid, naming the
+	 * buffer file FXT_SESSION_BUF_FMT. A version the manager does not know: it closes the
+	 * connection and ignores the provider's buffer. */
+	TRACE_PROVIDER_STARTED = 0x1,
+	/* provider -> manager (streaming): rolling half (data32 & 1) is full; data32 = wrap count
+	 * of the half that filled, data64 = end of the durable data. One outstanding at a time. */
+	TRACE_PROVIDER_SAVE_BUFFER = 0x2,
+	/* manager -> provider (streaming): the request with the same data32/data64 is saved. */
+	TRACE_PROVIDER_BUFFER_SAVED = 0x100,
+};
+
+/*
+ * Word 0 of a chunk (writer/buffer.h: "1 + the value of next_chunk that took it"). In circular
+ * and streaming modes a chunk is reused, so its word 0 also says whether its writer left it:
+ *   bits  0..39  sequence number (1-based, archive order); FXT_CHUNK_BUSY while being reset
+ *   bits 40..62  streaming: low bits of the wrap count when the writer left the chunk
+ *   bit  63      the writer left the chunk (it may be reused once its content is saved)
+ * A manager reads a chunk's records only while word 0 holds the same sequence before and after.
+ */
+#define FXT_CHUNK_SEQ_MASK ((1ULL << 40) - 1)
+#define FXT_CHUNK_BUSY FXT_CHUNK_SEQ_MASK
+#define FXT_CHUNK_WRAP_SHIFT 40
+#define FXT_CHUNK_WRAP_MASK ((1ULL << 23) - 1)
+#define FXT_CHUNK_CLOSED (1ULL << 63)
+
+/* The sequence number in chunk word w, or 0 for a chunk without records to read. */
+static inline uint64_t fxt_chunk_word_seq(uint64_t w)
+{
+	uint64_t seq = w & FXT_CHUNK_SEQ_MASK;
+	return seq == FXT_CHUNK_BUSY ? 0 : seq;
+}
+
+#endif

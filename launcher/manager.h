@@ -1,0 +1,46 @@
+/* The trace manager of fxtrun (tracing-system.md "Transport Protocol"): accepts providers on the
+ * session socket (TRACE_PROVIDER_STARTED, refusing unknown protocol versions), saves streaming
+ * rolling halves on TRACE_PROVIDER_SAVE_BUFFER and answers TRACE_PROVIDER_BUFFER_SAVED, and at
+ * the end writes one archive holding every provider's buffer. It only reads the buffers, never
+ * writes them; it reads a chunk's records only up to the first zero or torn header and only
+ * while the chunk keeps its sequence number. Single-threaded: one manager, one thread. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_LAUNCHER_MANAGER_H
+#define FXT_LAUNCHER_MANAGER_H
+
+#include <stdint.h>
+
+struct fxt_manager;
+
+/* What the archive holds, for the summary. */
+struct fxt_manager_stats {
+	uint64_t processes;	/* providers in the archive */
+	uint64_t threads;	/* thread kernel object records */
+	uint64_t events;	/* event records */
+	uint64_t bytes;		/* archive size */
+	uint64_t dropped;	/* records the providers dropped */
+	uint64_t saved;		/* bytes saved while running (streaming) */
+	uint64_t refused;	/* providers refused (unknown protocol version) */
+};
+
+/* A manager for the session in dir (buffers), saving streaming data under spool, listening on
+ * listen_fd (non-blocking; it stays owned by the caller).
+ * Fails: NULL with errno (ENOMEM). Not thread-safe. */
+struct fxt_manager *fxt_manager_new(const char *dir, const char *spool, int listen_fd);
+
+/* Waits up to timeout_ms for provider traffic or for extra_fd (-1: none) to become readable,
+ * and handles the traffic. Returns 1 if extra_fd is readable, 0 otherwise.
+ * Fails: -errno from poll (EINTR is 0). Not thread-safe. */
+int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms);
+
+/* Writes the archive to path: magic, then per provider (start order, then buffers found in the
+ * session that never said STARTED) provider info, section, initialization, durable records, a
+ * process record with its parent, the saved streaming data, the chunks still in the buffer,
+ * and a buffer-full event when records were dropped. Written whole to path; the caller renames.
+ * Fails: -errno (I/O). Not thread-safe. */
+int fxt_manager_write(struct fxt_manager *m, const char *path, struct fxt_manager_stats *st);
+
+/* Frees the manager and unmaps the buffers. Not thread-safe. */
+void fxt_manager_free(struct fxt_manager *m);
+
+#endif

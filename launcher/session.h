@@ -1,0 +1,32 @@
+/* A recording session of fxtrun: a private directory (0700) holding the manager's socket and
+ * one shared buffer file per traced process, placed on tmpfs (/dev/shm) when possible so the
+ * buffers cost no disk writeback; a second private directory on disk ($TMPDIR) for the data
+ * saved in streaming mode; and the path of the preload library to inject. Everything is removed
+ * by fxt_session_remove(). Used by cmd-record.c only; not thread-safe. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_LAUNCHER_SESSION_H
+#define FXT_LAUNCHER_SESSION_H
+
+#include <limits.h>
+#include <stddef.h>
+
+struct fxt_session {
+	char dir[PATH_MAX];	/* buffers and socket; "" until created */
+	char spool[PATH_MAX];	/* saved streaming data; "" until created */
+	int listen_fd;		/* manager socket (SOCK_SEQPACKET, close-on-exec), -1 if none */
+};
+
+/* Creates both directories and the listening socket.
+ * Fails: -errno (nothing left behind). Not thread-safe. */
+int fxt_session_create(struct fxt_session *s);
+
+/* Closes the socket, deletes every file of both directories and the directories.
+ * Fails: never (best effort). Not thread-safe. */
+void fxt_session_remove(struct fxt_session *s);
+
+/* Finds libfxtauto.so beside the running executable: the build tree (launcher/../preload/)
+ * or an install (bin/../lib/ and its variants). Writes its absolute path to out.
+ * Fails: -ENOENT (not found), -ENAMETOOLONG. Thread-safe. */
+int fxt_session_find_preload(char *out, size_t size);
+
+#endif

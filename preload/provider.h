@@ -1,0 +1,30 @@
+/* Provider side of the fxtrun protocol (common/protocol.h) inside libfxtauto.so: under a session
+ * (FXT_SESSION set by fxtrun) each process's buffer is a shared file of the session directory,
+ * announced to the manager with TRACE_PROVIDER_STARTED; circular and streaming modes install a
+ * chunk policy (reuse of left chunks; two rolling halves saved by the manager on SAVE_BUFFER).
+ * The archive is then written by fxtrun, not by the process. Called by init.c and fork.c with
+ * the tracer guard held; the policy functions are async-signal-safe and lock-free. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_PROVIDER_H
+#define FXT_PRELOAD_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "writer/buffer.h"
+
+/* Makes this process's buffer when fxtrun manages the session: creates the session file
+ * "<pid>.<n>.buf" (0600), maps it shared, lays the buffer out in the session's mode with its
+ * policy, connects to the manager and sends STARTED. The first call (constructor) reads the
+ * environment; under --no-follow it also removes the tracer from LD_PRELOAD so children run
+ * untraced. Returns 1 (b and *map set), 0 (no session: the caller makes a standalone buffer),
+ * -ECANCELED (a fork child under --no-follow: do not trace), or -errno.
+ * Not thread-safe: constructor or fork child only. */
+int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
+		       uint32_t chunk_size);
+
+/* 1 if this process's buffer belongs to fxtrun (which writes the archive), else 0.
+ * Thread-safe, async-signal-safe. */
+int fxtp_provider_managed(void);
+
+#endif
