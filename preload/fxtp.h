@@ -71,6 +71,7 @@ struct fxtp_thread {
 	pid_t tid;
 	pthread_t self;
 	uintptr_t stack_lo, stack_hi;	/* the thread's stack: sp outside it is an alternate stack */
+	void *altstack;			/* our sigaltstack for this thread, or NULL */
 	struct fxtp_thread *next, *prev;/* thread registry links */
 	struct fxtp_cache_ent cache[FXTP_CACHE_SIZE];
 };
@@ -185,6 +186,10 @@ void fxtp_threads_after_fork(struct fxtp_thread *self);
 
 /* ---- signal.c ---- */
 int fxtp_signals_init(void);
+/* Gives the calling thread an alternate signal stack unless it has one, so that a stack
+ * overflow is flushed too; returns it (for release) or NULL. Release at thread exit. */
+void *fxtp_altstack_setup(void);
+void fxtp_altstack_release(void *stack);
 
 /* ---- fork.c ---- */
 int fxtp_fork_init(void);

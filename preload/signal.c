@@ -1,12 +1,14 @@
 /* Fatal signals (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL): our handler flushes the archive with
  * async-signal-safe code, then the program dies exactly as it would have (default action
  * restored, same signal, core dump intact). The program's own handlers for these signals are
- * kept aside by the sigaction/signal wrappers and chained to first: if one returns, we return. */
+ * kept aside by the sigaction/signal wrappers and chained to first: if one returns, we return.
+ * Threads without an alternate signal stack get one, so a stack overflow is flushed too. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -55,6 +57,36 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	if (si->si_code <= 0)
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
 	errno = saved;
+}
+
+#define ALTSTACK_BYTES (256u << 10) /* reserved; pages are touched only when a handler runs */
+
+void *fxtp_altstack_setup(void)
+{
+	stack_t old;
+	if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
+		return NULL;	/* the program has its own */
+	void *p = mmap(NULL, ALTSTACK_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	stack_t ss = { .ss_sp = p, .ss_size = ALTSTACK_BYTES, .ss_flags = 0 };
+	if (sigaltstack(&ss, NULL) < 0) {
+		munmap(p, ALTSTACK_BYTES);
+		return NULL;
+	}
+	return p;
+}
+
+void fxtp_altstack_release(void *stack)
+{
+	stack_t cur;
+	if (!stack || sigaltstack(NULL, &cur) < 0 || cur.ss_sp != stack ||
+	    (cur.ss_flags & SS_ONSTACK))
+		return;	/* replaced by the program (it may still use ours), or in use: keep it */
+	stack_t off = { .ss_flags = SS_DISABLE };
+	if (sigaltstack(&off, NULL) == 0)
+		munmap(stack, ALTSTACK_BYTES);
 }
 
 int fxtp_signals_init(void)

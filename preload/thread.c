@@ -2,7 +2,9 @@
  * chunk writer, kernel object record with its name), the registry of live threads used by the
  * exit and crash flush, release through a pthread_key_create destructor, and the name wrappers
  * (pthread_setname_np, prctl(PR_SET_NAME)) that re-emit the thread's kernel object record.
- * Thread indexes 1..255 are recycled; a thread beyond them writes its koids inline. */
+ * Thread indexes 1..255: an index's first thread gets its thread record in the durable area;
+ * a recycled index is re-registered by a thread record opening each chunk of its new thread
+ * (chunks are archived in the order they are taken); beyond 255 live threads koids go inline. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,7 @@ FXTP_TLS struct fxtp_thread fxtp_self;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fxtp_thread *reg_head;
 static uint8_t index_used[FXT_THREAD_MAX_INDEX + 1];
+static uint8_t index_ever[FXT_THREAD_MAX_INDEX + 1];	/* has a durable thread record */
 static pthread_key_t key;
 
 /* Reads the kernel's name of thread tid (its comm) into buf; returns its length. */
@@ -49,6 +52,7 @@ static void thread_done(void *arg)
 	if (fxtp_running())
 		fxtp_close_frames(t, &t->w, fxtp_now());
 	fxt_chunk_flush(&t->w);
+	fxt_chunk_close(&t->w);	/* circular/streaming may reuse the chunk (provider.c) */
 	pthread_mutex_lock(&reg_lock);
 	if (t->prev)
 		t->prev->next = t->next;
@@ -60,6 +64,8 @@ static void thread_done(void *arg)
 	pthread_mutex_unlock(&reg_lock);
 	t->dead = 1;
 	fxtp_stack_release(t);
+	fxtp_altstack_release(t->altstack);
+	t->altstack = NULL;
 	fxtp_leave(t);
 }
 
@@ -68,13 +74,24 @@ int fxtp_threads_init(void)
 	return -pthread_key_create(&key, thread_done);
 }
 
-/* Sets the writer and event header for thread index `index` of the current process. */
-static void start_writer(struct fxtp_thread *t, uint32_t index)
+/* Sets the writer and event header for thread index `index` of the current process; its
+ * thread record goes to the durable area on the index's first use, else opens every chunk. */
+static void start_writer(struct fxtp_thread *t, uint32_t index, int first_use)
 {
 	uint64_t rec[3];
 	t->thread_index = index;
 	fxtp_thread_record(rec, index, (uint64_t)fxtp.pid, (uint64_t)t->tid);
-	fxt_chunk_init(&t->w, &fxtp.buf, index ? rec : NULL);
+	if (index && first_use) {
+		uint64_t *r = fxt_buf_durable_reserve(&fxtp.buf, 3);
+		if (r) {
+			r[1] = rec[1];
+			r[2] = rec[2];
+			fxt_chunk_commit(r, rec[0]);
+		} else {
+			index = t->thread_index = 0;	/* durable area full: koids inline */
+		}
+	}
+	fxt_chunk_init(&t->w, &fxtp.buf, index && !first_use ? rec : NULL);
 	t->hdr_base = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
 		      fxt_field_prep(FXT_RECORD_SIZE, 3) |
 		      fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
@@ -111,10 +128,15 @@ int fxtp_thread_setup(struct fxtp_thread *t)
 		return rc;
 
 	uint32_t index = 0;
+	int first_use = 0;
 	pthread_mutex_lock(&reg_lock);
 	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
+		if (!index_used[i] && !index_ever[i])
+			index = i, first_use = 1;
+	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
 		if (!index_used[i])
-			index_used[i] = 1, index = i;
+			index = i;
+	index_used[index] = index_ever[index] = 1;
 	t->prev = NULL;
 	t->next = reg_head;
 	if (reg_head)
@@ -122,8 +144,9 @@ int fxtp_thread_setup(struct fxtp_thread *t)
 	reg_head = t;
 	pthread_mutex_unlock(&reg_lock);
 
-	start_writer(t, index);
+	start_writer(t, index, first_use);
 	emit_name(t);
+	t->altstack = fxtp_altstack_setup();
 	pthread_setspecific(key, t);
 	return 0;
 }
@@ -143,6 +166,7 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 {
 	pthread_mutex_init(&reg_lock, NULL);
 	memset(index_used, 0, sizeof(index_used));
+	memset(index_ever, 0, sizeof(index_ever));
 	reg_head = NULL;
 	if (!self->base)
 		return;	/* this thread had never been set up: its first hook will do it */
@@ -153,8 +177,8 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 	self->tid = gettid();
 	self->prev = self->next = NULL;
 	reg_head = self;
-	index_used[1] = 1;
-	start_writer(self, 1);
+	index_used[1] = index_ever[1] = 1;
+	start_writer(self, 1, 1);
 	emit_name(self);
 }
 
