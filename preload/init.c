@@ -313,6 +313,8 @@ void fxtp_finish(int from_signal)
 	int saved = errno;
 	struct fxtp_thread *self = &fxtp_self;
 	uint64_t now = fxtp_now();
+	/* Threads still running write on after this; the archive leaves their later events out. */
+	fxtp.buf.hdr->stop_ticks = now;
 	if (self->base && !self->dead && !self->in_tracer)
 		fxtp_close_frames(self, &self->w, now);
 	fxt_chunk_flush(&self->w);

@@ -9,21 +9,53 @@
 
 #include "writer/fields.h"
 
+/* Words of the committed record at p[0] (at most `room`), or 0 when there is none. */
+static uint64_t record_words(const uint64_t *p, size_t room)
+{
+	uint64_t h = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	if (!h)
+		return 0;
+	uint64_t n = fxt_field_get(FXT_RECORD_TYPE, h) == FXT_RT_LARGE
+			     ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
+			     : fxt_field_get(FXT_RECORD_SIZE, h);
+	return n <= room ? n : 0;
+}
+
 size_t fxt_archive_valid_prefix(const uint64_t *p, size_t words)
 {
 	size_t at = 0;
-	while (at < words) {
-		uint64_t h = __atomic_load_n(&p[at], __ATOMIC_ACQUIRE);
-		if (!h)
-			break;
-		uint64_t n = fxt_field_get(FXT_RECORD_TYPE, h) == FXT_RT_LARGE
-				     ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
-				     : fxt_field_get(FXT_RECORD_SIZE, h);
-		if (!n || n > words - at)
-			break;
-		at += n;
-	}
+	for (uint64_t n; at < words && (n = record_words(p + at, words - at)); at += n)
+		;
 	return at * 8;
+}
+
+/* Whether the n-word record at p happened after cutoff (events and logs only). */
+static int after(const uint64_t *p, uint64_t n, uint64_t cutoff)
+{
+	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[0]);
+	if ((type != FXT_RT_EVENT && type != FXT_RT_LOG) || n < 2)
+		return 0;
+	if (p[1] > cutoff)
+		return 1;
+	return type == FXT_RT_EVENT && n >= 3 &&
+	       fxt_field_get(FXT_EVENT_TYPE, p[0]) == FXT_ET_DURATION_COMPLETE && p[n - 1] > cutoff;
+}
+
+int fxt_archive_emit_records(const uint64_t *p, size_t words, uint64_t cutoff,
+			     fxt_archive_emit_fn emit, void *ctx)
+{
+	size_t run = 0, at = 0;
+	int rc;
+	for (uint64_t n; at < words && (n = record_words(p + at, words - at)); at += n) {
+		if (!cutoff || !after(p + at, n, cutoff))
+			continue;
+		if (at > run && (rc = emit(ctx, p + run, (at - run) * 8)) < 0)
+			return rc;
+		run = at + n;
+	}
+	if (at > run && (rc = emit(ctx, p + run, (at - run) * 8)) < 0)
+		return rc;
+	return 0;
 }
 
 /* trace-format.md#metadata-record: provider info (type 1), section (2), event (3). */
@@ -47,12 +79,9 @@ static int emit_chunks(const struct fxt_buf *b, fxt_archive_emit_fn emit, void *
 		/* Oneshot: chunk i has sequence i + 1 once its taker stored it. */
 		if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != i + 1)
 			continue;
-		size_t n = fxt_archive_valid_prefix(c + 1, words);
-		if (n) {
-			int rc = emit(ctx, c + 1, n);
-			if (rc < 0)
-				return rc;
-		}
+		int rc = fxt_archive_emit_records(c + 1, words, h->stop_ticks, emit, ctx);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -99,8 +128,7 @@ int fxt_archive_write(const struct fxt_buf *b, const struct fxt_archive_info *in
 					     memory_order_acquire);
 	if (used > h->durable_size)
 		used = h->durable_size;
-	size_t n = fxt_archive_valid_prefix(fxt_buf_durable(b), used / 8);
-	if (n && (rc = emit(ctx, fxt_buf_durable(b), n)) < 0)
+	if ((rc = fxt_archive_emit_records(fxt_buf_durable(b), used / 8, 0, emit, ctx)) < 0)
 		return rc;
 
 	if ((rc = emit_chunks(b, emit, ctx)) < 0)

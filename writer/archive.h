@@ -23,7 +23,13 @@ struct fxt_archive_info {
 	uint64_t ticks_per_second;	/* 0: take the buffer header's value (0 there too: 1e9) */
 };
 
-/* Emits the archive of buffer b. Records are read with acquire loads, so a buffer still being
+/* Emits the valid prefix of [p, p + words) (as fxt_archive_valid_prefix()) in runs, leaving out
+ * event and log records stamped after cutoff (0: keep all; a duration complete event counts by
+ * its end). Fails: the first negative value of emit. Thread-safe; async-signal-safe if emit is. */
+int fxt_archive_emit_records(const uint64_t *p, size_t words, uint64_t cutoff,
+			     fxt_archive_emit_fn emit, void *ctx);
+
+/* Emits the archive of buffer b (records after hdr->stop_ticks left out, as above). Records are read with acquire loads, so a buffer still being
  * written yields a consistent prefix of each area. Words of malformed records are never emitted.
  * Fails: the first negative value returned by emit; -EINVAL for NULL arguments.
  * Thread-safe (reads only); async-signal-safe if emit is. */

@@ -63,6 +63,8 @@ struct fxt_buf_hdr {
 	uint64_t pid;			/* koid of the writing process */
 	uint64_t ticks_per_second;	/* 0 until the writer stores it (at stop, or earlier) */
 	uint64_t start_ticks;		/* timestamp of buffer creation */
+	uint64_t stop_ticks;		/* 0, or when the writer stopped: events ending later were
+					 * written by threads still running then, and are left out */
 
 	/* Bytes of the durable area handed out: fetch-add by the record size (bounded by
 	 * durable_size, 2^64 never reached). relaxed: the record's own header store (release)

@@ -133,6 +133,14 @@ static void test_archive(void)
 	ok(out.w[8] == ev && out.w[9] == 10 && out.w[11] == ev && out.w[13] == 21,
 	   "then the chunk's committed events, in order");
 
+	/* A stop time between the two events: the later one was written after the stop. */
+	b.hdr->stop_ticks = 20;
+	out.n = 0;
+	ok(fxt_archive_write(&b, &info, collect, &out) == 0 && out.n == 14 - 3 &&
+		   out.w[8] == ev && out.w[10] == 20,
+	   "an event ending after the buffer's stop time is left out, the one before kept");
+	b.hdr->stop_ticks = 0;
+
 	/* Exhaust the chunks: the archive then ends with the buffer-full event. */
 	while (!w.exhausted)
 		fxt_chunk_reserve(&w, 3);
