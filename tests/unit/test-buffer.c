@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fxt/reader.h"
 #include "writer/archive.h"
 #include "writer/chunk.h"
 #include "writer/fields.h"
@@ -78,6 +79,38 @@ static int collect(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
+/* Reads an assembled archive back with the project's reader, strictly. */
+static void read_back(const struct sink *s, int want_events, int want_overflow)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	int events = 0, named = 0, overflow = 0, rc;
+	uint64_t tps = 0;
+	ok(fxt_reader_open_mem(&r, s->w, s->n * 8, FXT_READER_STRICT) == 0, "the reader opens it");
+	while ((rc = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
+		if (rec.type == FXT_RT_INITIALIZATION)
+			tps = rec.u.init.ticks_per_second;
+		if (rec.type == FXT_RT_EVENT) {
+			events++;
+			named += rec.u.event.name.len == 4 && !memcmp(rec.u.event.name.s, "work", 4) &&
+				 rec.u.event.thread.pid == 7 && rec.u.event.thread.tid == 8 &&
+				 rec.u.event.end_ts == rec.u.event.ts + 10;
+		}
+		if (rec.type == FXT_RT_METADATA && rec.u.meta.meta_type == FXT_MT_PROVIDER_EVENT)
+			overflow = rec.u.meta.event_id == FXT_PE_BUFFER_OVERFLOW;
+	}
+	ok(rc == FXT_READ_END, "the strict reader reads it to a clean end (%d: %s)", rc,
+	   rc == FXT_READ_END ? "" : fxt_reader_error(r)->msg);
+	ok(events == want_events && named == want_events,
+	   "it reads %d events named \"work\" on thread 7/8 lasting 10 ticks (%d, %d)", want_events,
+	   events, named);
+	ok(tps == 3000, "the reader sees 3000 ticks per second");
+	ok(overflow == want_overflow, "a buffer-full event is there exactly when records dropped");
+	struct fxt_sv name = fxt_reader_provider_name(r, 99);
+	ok(name.len == 4 && !memcmp(name.s, "prog", 4), "provider 99 is named \"prog\"");
+	fxt_reader_close(r);
+}
+
 static int fail_emit(void *ctx, const void *data, size_t len)
 {
 	(void)ctx, (void)data, (void)len;
@@ -98,13 +131,19 @@ static void test_archive(void)
 	fxt_chunk_commit(s, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_STRING) |
 				    fxt_field_prep(FXT_RECORD_SIZE, 2) |
 				    fxt_field_prep(FXT_STRING_INDEX, 1) | fxt_field_prep(FXT_STRING_LEN, 4));
+	/* durable: thread 1 = pid 7, tid 8 */
+	uint64_t *t = fxt_buf_durable_reserve(&b, 3);
+	t[1] = 7;
+	t[2] = 8;
+	fxt_chunk_commit(t, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_THREAD) |
+				    fxt_field_prep(FXT_RECORD_SIZE, 3) | fxt_field_prep(FXT_THREAD_INDEX, 1));
 	/* a reserved but never committed durable record: the archive stops before it */
 	fxt_buf_durable_reserve(&b, 2);
 
 	uint64_t ev = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
 		      fxt_field_prep(FXT_RECORD_SIZE, 3) |
 		      fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
-		      fxt_field_prep(FXT_EVENT_NAME_REF, 1);
+		      fxt_field_prep(FXT_EVENT_THREAD_REF, 1) | fxt_field_prep(FXT_EVENT_NAME_REF, 1);
 	fxt_chunk_init(&w, &b, NULL);
 	for (int i = 0; i < 2; i++) {
 		uint64_t *r = fxt_chunk_reserve(&w, 3);
@@ -118,8 +157,8 @@ static void test_archive(void)
 	struct fxt_archive_info info = { .with_magic = 1, .provider_id = 99,
 					 .provider_name = "prog", .ticks_per_second = 3000 };
 	ok(fxt_archive_write(&b, &info, collect, &out) == 0, "an archive is assembled");
-	ok(out.n == 1 + 2 + 1 + 2 + 2 + 6, "it has magic, info, section, init, one string, two events (%zu words)",
-	   out.n);
+	ok(out.n == 1 + 2 + 1 + 2 + 2 + 3 + 6,
+	   "it has magic, info, section, init, a string, a thread, two events (%zu words)", out.n);
 	ok(out.w[0] == FXT_MAGIC_RECORD, "it starts with the magic number record");
 	ok(fxt_field_get(FXT_META_TYPE, out.w[1]) == FXT_MT_PROVIDER_INFO &&
 		   fxt_field_get(FXT_META_PROVIDER_ID, out.w[1]) == 99 &&
@@ -129,15 +168,18 @@ static void test_archive(void)
 	   "the provider section follows");
 	ok(fxt_field_get(FXT_RECORD_TYPE, out.w[4]) == FXT_RT_INITIALIZATION && out.w[5] == 3000,
 	   "the initialization record carries the ticks per second");
-	ok(fxt_field_get(FXT_RECORD_TYPE, out.w[6]) == FXT_RT_STRING, "durable records come next");
-	ok(out.w[8] == ev && out.w[9] == 10 && out.w[11] == ev && out.w[13] == 21,
+	ok(fxt_field_get(FXT_RECORD_TYPE, out.w[6]) == FXT_RT_STRING &&
+		   fxt_field_get(FXT_RECORD_TYPE, out.w[8]) == FXT_RT_THREAD,
+	   "durable records come next");
+	ok(out.w[11] == ev && out.w[12] == 10 && out.w[14] == ev && out.w[16] == 21,
 	   "then the chunk's committed events, in order");
+	read_back(&out, 2, 0);
 
 	/* A stop time between the two events: the later one was written after the stop. */
 	b.hdr->stop_ticks = 20;
 	out.n = 0;
-	ok(fxt_archive_write(&b, &info, collect, &out) == 0 && out.n == 14 - 3 &&
-		   out.w[8] == ev && out.w[10] == 20,
+	ok(fxt_archive_write(&b, &info, collect, &out) == 0 && out.n == 17 - 3 &&
+		   out.w[11] == ev && out.w[13] == 20,
 	   "an event ending after the buffer's stop time is left out, the one before kept");
 	b.hdr->stop_ticks = 0;
 
@@ -154,6 +196,10 @@ static void test_archive(void)
 		   fxt_field_get(FXT_META_TYPE, last) == FXT_MT_PROVIDER_EVENT &&
 		   fxt_field_get(FXT_META_EVENT_ID, last) == FXT_PE_BUFFER_OVERFLOW,
 	   "dropped records end the provider's records with a buffer-full event");
+	info.with_magic = 1;
+	out.n = 0;
+	fxt_archive_write(&b, &info, collect, &out);
+	read_back(&out, 2, 1);
 	ok(fxt_archive_write(&b, &info, fail_emit, NULL) == -EIO, "an emit error stops the assembly");
 	free(mem);
 }
