@@ -1,0 +1,71 @@
+/* fxt: the trace client. Global flags (--help, --version), the subcommand table, dispatch.
+ * Invoked as `fxtrun` (a link to this binary) it runs `fxt record`. Exit codes: the
+ * subcommand's; 2 for usage errors. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fxt/reader.h"
+#include "launcher/cmd.h"
+
+#ifndef FXT_VERSION
+#define FXT_VERSION "unknown"
+#endif
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "record", cmd_record, "trace a program (same as fxtrun)" },
+	{ "report", cmd_report, "where did the time go: per-function table or call tree" },
+	{ "json", cmd_json, "convert to Catapult JSON (chrome://tracing, Perfetto)" },
+	{ "stats", cmd_stats, "counts, sizes, duration per provider and thread, drops" },
+	{ "dump", cmd_dump, "print one line per record" },
+	{ "check", cmd_check, "validate an archive (exit 0 valid, 1 invalid, 2 unreadable)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fxt [--help] [--version] COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n`fxt COMMAND --help` describes a command. fxtrun PROGRAM = fxt record PROGRAM.\n");
+}
+
+struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned flags)
+{
+	struct fxt_reader *r;
+	int err = fxt_reader_open(&r, path, flags);
+	if (err < 0) {
+		fprintf(stderr, "fxt %s: %s: %s\n", cmd, path, strerror(-err));
+		return NULL;
+	}
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	char *self = basename(argv[0]);
+	if (strcmp(self, "fxtrun") == 0)
+		return cmd_record(argc, argv);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("fxt (fxtauto) %s\n", FXT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "fxt: unknown command '%s' (try fxt --help)\n", argv[1]);
+	return 2;
+}

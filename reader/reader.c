@@ -1,0 +1,568 @@
+/* The FXT record loop: maps or borrows an archive, walks it record by record with a
+ * bounds-checked cursor, decodes each record type into struct fxt_record (one read_<kind>()
+ * per type), resolves string/thread refs through the current provider's tables, and skips
+ * unknown record types. Invariants: every read is checked against the record's end, every
+ * call advances by the record's size (>= 1 word) or stops for good, so any input terminates. */
+/* SPDX-License-Identifier: MIT */
+#include "reader/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+__attribute__((format(printf, 2, 3))) int fxt_fail(struct fxt_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	va_end(ap);
+	r->err.offset = r->rec_offset;
+	return -1;
+}
+
+/* A violation that STRICT mode reports and lenient mode counts. */
+static int violation(struct fxt_reader *r, const char *what, uint64_t v)
+{
+	if (r->flags & FXT_READER_STRICT)
+		return fxt_fail(r, "%s (0x%llx)", what, (unsigned long long)v);
+	r->stats.lenient_fixes++;
+	return 0;
+}
+
+static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
+{
+	if (word & ~used)
+		return violation(r, "non-zero reserved bits", word & ~used);
+	return 0;
+}
+
+static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
+{
+	if (!(r->flags & FXT_READER_STRICT) || fxt_utf8_valid(s, len))
+		return 0;
+	return fxt_fail(r, "string is not valid UTF-8");
+}
+
+/* Resolves a 16-bit string ref, taking an inline stream from the cursor. */
+static int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_sv *out)
+{
+	if (ref == 0) {
+		out->s = "";
+		out->len = 0;
+		return 0;
+	}
+	if (ref & FXT_STRREF_INLINE) {
+		out->len = ref & FXT_STRREF_LEN_MASK;
+		if (!fxt_cursor_bytes(c, out->len, &out->s))
+			return fxt_fail(r, "inline string of %u bytes runs past the record end", out->len);
+		return check_utf8(r, out->s, out->len);
+	}
+	*out = r->cur->strings[ref];
+	if (out->s)
+		return 0;
+	out->s = "";
+	return violation(r, "string ref to an unregistered index", ref);
+}
+
+/* Resolves an 8-bit thread ref, taking two inline koid words from the cursor when it is 0. */
+static int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_koids *out)
+{
+	if (ref == 0) {
+		if (!fxt_cursor_u64(c, &out->pid) || !fxt_cursor_u64(c, &out->tid))
+			return fxt_fail(r, "inline thread runs past the record end");
+		return 0;
+	}
+	if (r->cur->thread_set[ref]) {
+		*out = r->cur->threads[ref];
+		return 0;
+	}
+	out->pid = out->tid = 0;
+	return violation(r, "thread ref to an unregistered index", ref);
+}
+
+/* Reads nargs arguments (trace-format.md#arguments); unknown argument types are skipped. */
+static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs, struct fxt_record *rec)
+{
+	rec->nargs = 0;
+	for (unsigned i = 0; i < nargs; i++) {
+		uint64_t h, w;
+		struct fxt_cursor a;
+		if (!fxt_cursor_u64(c, &h))
+			return fxt_fail(r, "argument %u runs past the record end", i);
+		uint64_t size = fxt_field_get(FXT_ARG_SIZE, h);
+		if (size == 0)
+			return fxt_fail(r, "argument %u has size 0", i);
+		if (!fxt_cursor_sub(c, size - 1, &a))
+			return fxt_fail(r, "argument %u of %llu words runs past the record end", i,
+					(unsigned long long)size);
+		struct fxt_arg *arg = &rec->args[rec->nargs];
+		arg->type = (unsigned)fxt_field_get(FXT_ARG_TYPE, h);
+		if (read_sref(r, &a, (unsigned)fxt_field_get(FXT_ARG_NAME_REF, h), &arg->name))
+			return -1;
+		uint64_t used = FXT_BITS(0, 31), value_words = 0;
+		switch (arg->type) {
+		case FXT_AT_NULL:
+			break;
+		case FXT_AT_INT32:
+			arg->v.i64 = (int32_t)fxt_field_get(FXT_ARG_VALUE32, h);
+			used = ~0ULL;
+			break;
+		case FXT_AT_UINT32:
+			arg->v.u64 = fxt_field_get(FXT_ARG_VALUE32, h);
+			used = ~0ULL;
+			break;
+		case FXT_AT_INT64:
+		case FXT_AT_UINT64:
+		case FXT_AT_DOUBLE:
+		case FXT_AT_POINTER:
+		case FXT_AT_KOID:
+			if (!fxt_cursor_u64(&a, &w))
+				return fxt_fail(r, "argument %u value runs past its size", i);
+			value_words = 1;
+			if (arg->type == FXT_AT_DOUBLE)
+				memcpy(&arg->v.dbl, &w, sizeof(w));
+			else
+				arg->v.u64 = w;
+			break;
+		case FXT_AT_STRING:
+			used = FXT_BITS(0, 47);
+			if (read_sref(r, &a, (unsigned)fxt_field_get(FXT_ARG_STRING_REF, h), &arg->v.str))
+				return -1;
+			break;
+		case FXT_AT_BOOL:
+			used = FXT_BITS(0, 32);
+			arg->v.boolean = (int)fxt_field_get(FXT_ARG_BOOL, h);
+			break;
+		default:
+			r->stats.unknown_skipped++;
+			continue;
+		}
+		(void)value_words;
+		if (check_reserved(r, h, used))
+			return -1;
+		if (fxt_cursor_left(&a) && violation(r, "argument size larger than its type needs", size))
+			return -1;
+		rec->nargs++;
+	}
+	return 0;
+}
+
+static int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	unsigned mt = (unsigned)fxt_field_get(FXT_META_TYPE, h);
+	uint32_t id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
+	rec->u.meta.meta_type = mt;
+	rec->u.meta.provider_id = id;
+	switch (mt) {
+	case FXT_MT_PROVIDER_INFO:
+		rec->u.meta.name.len = (uint32_t)fxt_field_get(FXT_META_NAME_LEN, h);
+		if (!fxt_cursor_bytes(c, rec->u.meta.name.len, &rec->u.meta.name.s))
+			return fxt_fail(r, "provider name runs past the record end");
+		if (check_reserved(r, h, FXT_BITS(0, 59)) || check_utf8(r, rec->u.meta.name.s, rec->u.meta.name.len))
+			return -1;
+		if (fxt_provider_switch(r, id, 1) < 0)
+			return fxt_fail(r, "out of memory for provider tables");
+		r->cur->name = rec->u.meta.name;
+		break;
+	case FXT_MT_PROVIDER_SECTION:
+		if (check_reserved(r, h, FXT_BITS(0, 51)))
+			return -1;
+		if (fxt_provider_switch(r, id, 0) < 0)
+			return fxt_fail(r, "out of memory for provider tables");
+		break;
+	case FXT_MT_PROVIDER_EVENT:
+		rec->u.meta.event_id = (unsigned)fxt_field_get(FXT_META_EVENT_ID, h);
+		if (check_reserved(r, h, FXT_BITS(0, 55)))
+			return -1;
+		break;
+	case FXT_MT_TRACE_INFO:
+		rec->u.meta.provider_id = 0;
+		rec->u.meta.trace_info_type = (unsigned)fxt_field_get(FXT_META_TRACE_INFO_TYPE, h);
+		if (rec->u.meta.trace_info_type != FXT_TI_MAGIC) {
+			r->stats.unknown_skipped++;
+			return 0;
+		}
+		rec->u.meta.magic = (uint32_t)fxt_field_get(FXT_META_MAGIC, h);
+		if (rec->u.meta.magic != FXT_MAGIC && violation(r, "bad magic number", rec->u.meta.magic))
+			return -1;
+		if (check_reserved(r, h, FXT_BITS(0, 55)))
+			return -1;
+		break;
+	default:
+		r->stats.unknown_skipped++;
+		return 0;
+	}
+	rec->provider_id = r->cur->id;
+	return 1;
+}
+
+static int read_init(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	if (!fxt_cursor_u64(c, &rec->u.init.ticks_per_second))
+		return fxt_fail(r, "initialization record without its ticks-per-second word");
+	if (check_reserved(r, h, FXT_BITS(0, 15)))
+		return -1;
+	if (rec->u.init.ticks_per_second == 0 && violation(r, "zero ticks per second", 0))
+		return -1;
+	r->cur->ticks_per_second = rec->u.init.ticks_per_second;
+	return 1;
+}
+
+static int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	uint16_t idx = (uint16_t)fxt_field_get(FXT_STRING_INDEX, h);
+	struct fxt_sv *s = &rec->u.string.str;
+	if (idx == 0)
+		return fxt_fail(r, "string record with index 0");
+	s->len = (uint32_t)fxt_field_get(FXT_STRING_LEN, h);
+	if (!fxt_cursor_bytes(c, s->len, &s->s))
+		return fxt_fail(r, "string of %u bytes runs past the record end", s->len);
+	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) || check_utf8(r, s->s, s->len))
+		return -1;
+	rec->u.string.index = idx;
+	r->cur->strings[idx] = *s;
+	return 1;
+}
+
+static int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	uint8_t idx = (uint8_t)fxt_field_get(FXT_THREAD_INDEX, h);
+	if (idx == 0)
+		return fxt_fail(r, "thread record with index 0");
+	if (!fxt_cursor_u64(c, &rec->u.thread.koids.pid) || !fxt_cursor_u64(c, &rec->u.thread.koids.tid))
+		return fxt_fail(r, "thread record shorter than 3 words");
+	if (check_reserved(r, h, FXT_BITS(0, 23)))
+		return -1;
+	rec->u.thread.index = idx;
+	r->cur->threads[idx] = rec->u.thread.koids;
+	r->cur->thread_set[idx] = 1;
+	return 1;
+}
+
+static int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	unsigned et = (unsigned)fxt_field_get(FXT_EVENT_TYPE, h);
+	if (et > FXT_ET_FLOW_END) {
+		r->stats.unknown_skipped++;
+		return 0;
+	}
+	rec->u.event.event_type = et;
+	if (!fxt_cursor_u64(c, &rec->u.event.ts))
+		return fxt_fail(r, "event without a timestamp");
+	if (read_tref(r, c, (unsigned)fxt_field_get(FXT_EVENT_THREAD_REF, h), &rec->u.event.thread) ||
+	    read_sref(r, c, (unsigned)fxt_field_get(FXT_EVENT_CATEGORY_REF, h), &rec->u.event.category) ||
+	    read_sref(r, c, (unsigned)fxt_field_get(FXT_EVENT_NAME_REF, h), &rec->u.event.name) ||
+	    read_args(r, c, (unsigned)fxt_field_get(FXT_EVENT_ARG_CNT, h), rec))
+		return -1;
+	rec->u.event.end_ts = 0;
+	rec->u.event.id = 0;
+	switch (et) {
+	case FXT_ET_INSTANT:
+	case FXT_ET_DURATION_BEGIN:
+	case FXT_ET_DURATION_END:
+		break;
+	case FXT_ET_DURATION_COMPLETE:
+		if (!fxt_cursor_u64(c, &rec->u.event.end_ts))
+			return fxt_fail(r, "complete event without its end timestamp");
+		break;
+	default:
+		if (!fxt_cursor_u64(c, &rec->u.event.id))
+			return fxt_fail(r, "event without its id word");
+	}
+	return 1;
+}
+
+static int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	const char *data;
+	rec->u.blob.size = (uint32_t)fxt_field_get(FXT_BLOB_SIZE, h);
+	rec->u.blob.blob_type = (unsigned)fxt_field_get(FXT_BLOB_TYPE, h);
+	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_BLOB_NAME_REF, h), &rec->u.blob.name))
+		return -1;
+	if (!fxt_cursor_bytes(c, rec->u.blob.size, &data))
+		return fxt_fail(r, "blob payload of %u bytes runs past the record end", rec->u.blob.size);
+	rec->u.blob.data = data;
+	return check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE) ? -1 : 1;
+}
+
+static int read_uobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	unsigned tref = (unsigned)fxt_field_get(FXT_UOBJ_THREAD_REF, h);
+	if (!fxt_cursor_u64(c, &rec->u.uobj.pointer))
+		return fxt_fail(r, "userspace object without its pointer word");
+	if (tref == 0) {
+		if (!fxt_cursor_u64(c, &rec->u.uobj.process_koid))
+			return fxt_fail(r, "userspace object without its process koid");
+	} else {
+		struct fxt_koids k;
+		if (read_tref(r, c, tref, &k))
+			return -1;
+		rec->u.uobj.process_koid = k.pid;
+	}
+	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_UOBJ_NAME_REF, h), &rec->u.uobj.name) ||
+	    read_args(r, c, (unsigned)fxt_field_get(FXT_UOBJ_ARG_CNT, h), rec))
+		return -1;
+	return check_reserved(r, h, FXT_BITS(0, 43)) ? -1 : 1;
+}
+
+static int read_kobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	rec->u.kobj.obj_type = (unsigned)fxt_field_get(FXT_KOBJ_TYPE, h);
+	if (!fxt_cursor_u64(c, &rec->u.kobj.koid))
+		return fxt_fail(r, "kernel object without its koid word");
+	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_KOBJ_NAME_REF, h), &rec->u.kobj.name) ||
+	    read_args(r, c, (unsigned)fxt_field_get(FXT_KOBJ_ARG_CNT, h), rec))
+		return -1;
+	return check_reserved(r, h, FXT_BITS(0, 43)) ? -1 : 1;
+}
+
+static int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	unsigned st = (unsigned)fxt_field_get(FXT_SCHED_TYPE, h);
+	typeof(rec->u.sched) *s = &rec->u.sched;
+	memset(s, 0, sizeof(*s));
+	s->sched_type = st;
+	if (st > FXT_ST_THREAD_WAKEUP) {
+		r->stats.unknown_skipped++;
+		return 0;
+	}
+	if (!fxt_cursor_u64(c, &s->ts))
+		return fxt_fail(r, "scheduling record without a timestamp");
+	if (st == FXT_ST_LEGACY_CONTEXT_SWITCH) {
+		s->cpu = (unsigned)fxt_field_get(FXT_LEGACY_CS_CPU, h);
+		s->out_state = (unsigned)fxt_field_get(FXT_LEGACY_CS_OUT_STATE, h);
+		s->out_prio = (unsigned)fxt_field_get(FXT_LEGACY_CS_OUT_PRIO, h);
+		s->in_prio = (unsigned)fxt_field_get(FXT_LEGACY_CS_IN_PRIO, h);
+		if (read_tref(r, c, (unsigned)fxt_field_get(FXT_LEGACY_CS_OUT_THREAD, h), &s->out_thread) ||
+		    read_tref(r, c, (unsigned)fxt_field_get(FXT_LEGACY_CS_IN_THREAD, h), &s->in_thread))
+			return -1;
+		rec->nargs = 0;
+		return 1;
+	}
+	s->cpu = (unsigned)fxt_field_get(FXT_SCHED_CPU, h);
+	uint64_t used = FXT_BITS(0, 35) | FXT_SCHED_TYPE;
+	if (st == FXT_ST_CONTEXT_SWITCH) {
+		s->out_state = (unsigned)fxt_field_get(FXT_SCHED_OUT_STATE, h);
+		used |= FXT_SCHED_OUT_STATE;
+		if (!fxt_cursor_u64(c, &s->out_thread.tid) || !fxt_cursor_u64(c, &s->in_thread.tid))
+			return fxt_fail(r, "context switch without its thread words");
+	} else if (!fxt_cursor_u64(c, &s->waking_tid)) {
+		return fxt_fail(r, "thread wakeup without its thread word");
+	}
+	if (read_args(r, c, (unsigned)fxt_field_get(FXT_SCHED_ARG_CNT, h), rec))
+		return -1;
+	return check_reserved(r, h, used) ? -1 : 1;
+}
+
+static int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	struct fxt_sv *m = &rec->u.log.msg;
+	if (!fxt_cursor_u64(c, &rec->u.log.ts))
+		return fxt_fail(r, "log record without a timestamp");
+	if (read_tref(r, c, (unsigned)fxt_field_get(FXT_LOG_THREAD_REF, h), &rec->u.log.thread))
+		return -1;
+	m->len = (uint32_t)fxt_field_get(FXT_LOG_MSG_LEN, h);
+	if (!fxt_cursor_bytes(c, m->len, &m->s))
+		return fxt_fail(r, "log message of %u bytes runs past the record end", m->len);
+	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF) || check_utf8(r, m->s, m->len))
+		return -1;
+	return 1;
+}
+
+static int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+{
+	typeof(rec->u.large) *l = &rec->u.large;
+	uint64_t w;
+	const char *data;
+	l->large_type = (unsigned)fxt_field_get(FXT_LARGE_RECORD_TYPE, h);
+	l->format = (unsigned)fxt_field_get(FXT_LARGE_BLOB_FORMAT, h);
+	if (l->large_type != FXT_LT_BLOB || l->format > FXT_LBF_NO_METADATA) {
+		r->stats.unknown_skipped++;
+		return 0;
+	}
+	if (check_reserved(r, h, FXT_BITS(0, 43)))
+		return -1;
+	if (!fxt_cursor_u64(c, &w))
+		return fxt_fail(r, "large blob without its format header word");
+	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_LBLOB_CATEGORY_REF, w), &l->category) ||
+	    read_sref(r, c, (unsigned)fxt_field_get(FXT_LBLOB_NAME_REF, w), &l->name))
+		return -1;
+	l->ts = 0;
+	l->thread.pid = l->thread.tid = 0;
+	if (l->format == FXT_LBF_METADATA) {
+		if (!fxt_cursor_u64(c, &l->ts))
+			return fxt_fail(r, "large blob without a timestamp");
+		if (read_tref(r, c, (unsigned)fxt_field_get(FXT_LBLOB_THREAD_REF, w), &l->thread) ||
+		    read_args(r, c, (unsigned)fxt_field_get(FXT_LBLOB_ARG_CNT, w), rec) ||
+		    check_reserved(r, w, FXT_BITS(0, 43)))
+			return -1;
+	} else if (check_reserved(r, w, FXT_BITS(0, 31))) {
+		return -1;
+	}
+	if (!fxt_cursor_u64(c, &l->size))
+		return fxt_fail(r, "large blob without its size word");
+	if (!fxt_cursor_bytes(c, l->size, &data))
+		return fxt_fail(r, "large blob payload of %llu bytes runs past the record end",
+				(unsigned long long)l->size);
+	l->data = data;
+	return 1;
+}
+
+int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
+{
+	for (;;) {
+		if (r->state != FXT_READ_RECORD)
+			return r->state;
+		r->rec_offset = (uint64_t)((const char *)r->pos - (const char *)r->base);
+		size_t left = (size_t)(r->end - r->pos);
+		if (left == 0) {
+			if (r->tail_bytes) {
+				fxt_fail(r, "archive ends with %u stray bytes", r->tail_bytes);
+				return r->state = FXT_READ_TRUNCATED;
+			}
+			return r->state = FXT_READ_END;
+		}
+		uint64_t h = *r->pos;
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
+		uint64_t words = type == FXT_RT_LARGE ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
+						       : fxt_field_get(FXT_RECORD_SIZE, h);
+		if (words == 0) {
+			fxt_fail(r, "record of type %u with size 0", type);
+			return r->state = FXT_READ_CORRUPT;
+		}
+		if (words > left) {
+			fxt_fail(r, "record of %llu words runs past the end (%zu words left)",
+				 (unsigned long long)words, left);
+			return r->state = FXT_READ_TRUNCATED;
+		}
+		struct fxt_cursor c = { r->pos + 1, r->pos + words };
+		rec->offset = r->rec_offset;
+		rec->words = words;
+		rec->type = type;
+		rec->provider_id = r->cur->id;
+		rec->nargs = 0;
+		int got;
+		switch (type) {
+		case FXT_RT_METADATA: got = read_metadata(r, h, &c, rec); break;
+		case FXT_RT_INITIALIZATION: got = read_init(r, h, &c, rec); break;
+		case FXT_RT_STRING: got = read_string(r, h, &c, rec); break;
+		case FXT_RT_THREAD: got = read_thread(r, h, &c, rec); break;
+		case FXT_RT_EVENT: got = read_event(r, h, &c, rec); break;
+		case FXT_RT_BLOB: got = read_blob(r, h, &c, rec); break;
+		case FXT_RT_USERSPACE_OBJECT: got = read_uobj(r, h, &c, rec); break;
+		case FXT_RT_KERNEL_OBJECT: got = read_kobj(r, h, &c, rec); break;
+		case FXT_RT_SCHEDULING: got = read_sched(r, h, &c, rec); break;
+		case FXT_RT_LOG: got = read_log(r, h, &c, rec); break;
+		case FXT_RT_LARGE: got = read_large(r, h, &c, rec); break;
+		default:
+			r->stats.unknown_skipped++;
+			got = 0;
+		}
+		if (got < 0)
+			return r->state = FXT_READ_CORRUPT;
+		if (got > 0 && fxt_cursor_left(&c) && (r->flags & FXT_READER_STRICT) &&
+		    type != FXT_RT_LARGE) {
+			fxt_fail(r, "record size %llu words is larger than its fields", (unsigned long long)words);
+			return r->state = FXT_READ_CORRUPT;
+		}
+		r->pos += words;
+		r->stats.records++;
+		r->stats.bytes += words * 8;
+		if (got > 0)
+			return FXT_READ_RECORD;
+	}
+}
+
+static int reader_new(struct fxt_reader **out, const void *data, size_t len, unsigned flags)
+{
+	struct fxt_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->base = data;
+	r->pos = data;
+	r->end = r->pos + len / 8;
+	r->tail_bytes = (unsigned)(len % 8);
+	r->flags = flags;
+	r->state = FXT_READ_RECORD;
+	if (fxt_provider_switch(r, 0, 0) < 0) {
+		free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, unsigned flags)
+{
+	if (((uintptr_t)data & 7) != 0)
+		return -EINVAL;
+	return reader_new(out, data, len, flags);
+}
+
+int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags)
+{
+	struct stat st;
+	void *map = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	static const uint64_t empty;
+	int ret = reader_new(out, map ? map : &empty, (size_t)st.st_size, flags);
+	if (ret < 0) {
+		if (map)
+			munmap(map, (size_t)st.st_size);
+		return ret;
+	}
+	(*out)->map = map;
+	(*out)->map_len = (size_t)st.st_size;
+	return 0;
+}
+
+void fxt_reader_close(struct fxt_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->map_len);
+	fxt_providers_free(r);
+	free(r);
+}
+
+const struct fxt_read_error *fxt_reader_error(const struct fxt_reader *r)
+{
+	return &r->err;
+}
+
+const struct fxt_reader_stats *fxt_reader_stats(const struct fxt_reader *r)
+{
+	return &r->stats;
+}
