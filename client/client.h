@@ -124,6 +124,7 @@ struct fxt_client_result {
 	int err;			/* negative errno for OPEN and CALLBACK */
 	struct fxt_read_error where;	/* TRUNCATED and CORRUPT: offset and reason */
 	struct fxt_reader_stats stats;	/* counters at the end of the read */
+	struct fxt_reader *reader;	/* kept open (views stay valid) until fxt_client_close() */
 };
 
 typedef int (*fxt_client_fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec);
@@ -131,6 +132,8 @@ typedef int (*fxt_client_fn)(void *ctx, const struct fxt_reader *r, const struct
 /* Reads the archive at path record by record, calling fn for each (the magic number record
  * first: a file without it is refused as FXT_CS_OPEN, err -EINVAL). Returns res->status. */
 int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_client_result *res);
+/* Closes the reader of a read (string views die with it). Accepts a result with none. */
+void fxt_client_close(struct fxt_client_result *res);
 /* One line (no newline) describing a result that is not FXT_CS_OK; exit code to use in *code
  * (0 for a truncated archive, 1 for corrupt input or a failed callback, 2 for a file that
  * cannot be read). Returns msg. */

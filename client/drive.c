@@ -55,9 +55,16 @@ int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_cl
 		}
 	}
 	res->stats = *fxt_reader_stats(r);
-	fxt_reader_close(r);
+	res->reader = r;
 	free(rec);
 	return res->status;
+}
+
+void fxt_client_close(struct fxt_client_result *res)
+{
+	if (res->reader)
+		fxt_reader_close(res->reader);
+	res->reader = NULL;
 }
 
 const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,

@@ -19,12 +19,22 @@ struct uobj {
 	struct fxt_sv name;
 };
 
+/* Per thread, the arguments of the begin events not yet ended: an end event repeats its
+ * begin's arguments, so viewers that key slices by name and arguments pair them. */
+struct open_args {
+	struct ckey key; /* a = pid, b = tid */
+	struct fxt_arg *args;
+	uint8_t *counts;
+	uint32_t nargs, cargs, depth, cdepth;
+};
+
 struct fxt_json {
 	FILE *f;
 	size_t pos;
 	int err, started;
 	uint64_t events;
-	struct ctab uobjs;
+	struct ctab uobjs, open;
+	struct fxt_record scratch; /* an end event's arguments, taken from its begin */
 	char buf[JBUF];
 };
 
@@ -43,6 +53,11 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 		free(j);
 		return -ENOMEM;
 	}
+	if (ctab_init(&j->open, sizeof(struct open_args))) {
+		ctab_free(&j->uobjs);
+		free(j);
+		return -ENOMEM;
+	}
 	*out = j;
 	return 0;
 }
@@ -51,6 +66,12 @@ void fxt_json_free(struct fxt_json *j)
 {
 	if (!j)
 		return;
+	for (uint32_t i = 0; i < j->open.n; i++) {
+		struct open_args *o = ctab_at(&j->open, i);
+		free(o->args);
+		free(o->counts);
+	}
+	ctab_free(&j->open);
 	ctab_free(&j->uobjs);
 	free(j);
 }
@@ -295,7 +316,9 @@ static char instant_scope(const struct fxt_record *rec)
 
 static void begin_event(struct fxt_json *j, struct fxt_sv name, struct fxt_sv cat, char ph)
 {
-	PUTS(j, j->events ? ",\n{\"name\":" : "\n{\"name\":");
+	if (j->events)
+		PUTS(j, ",");
+	PUTS(j, "\n{\"name\":");
 	j->events++;
 	put_str(j, name);
 	PUTS(j, ",\"cat\":");
@@ -315,7 +338,54 @@ static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids
 	put_u64(j, k->tid);
 }
 
-static void event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
+/* Begin: keeps a copy of its arguments on the thread's stack. */
+static int push_args(struct fxt_json *j, const struct fxt_record *rec)
+{
+	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
+	int64_t i = ctab_get(&j->open, &k, 1);
+	struct open_args *o;
+
+	if (i < 0)
+		return -ENOMEM;
+	o = ctab_at(&j->open, (uint32_t)i);
+	if (o->depth == o->cdepth) {
+		uint32_t nc = o->cdepth ? o->cdepth * 2 : 16;
+		uint8_t *c = realloc(o->counts, nc);
+		if (!c)
+			return -ENOMEM;
+		o->counts = c;
+		o->cdepth = nc;
+	}
+	if (o->nargs + rec->nargs > o->cargs) {
+		uint32_t nc = (o->nargs + rec->nargs) * 2;
+		struct fxt_arg *a = realloc(o->args, nc * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		o->args = a;
+		o->cargs = nc;
+	}
+	memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
+	o->nargs += rec->nargs;
+	o->counts[o->depth++] = (uint8_t)rec->nargs;
+	return 0;
+}
+
+/* End: the arguments of the matching begin (none when there was no begin). */
+static void pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fxt_record *out)
+{
+	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
+	int64_t i = ctab_get(&j->open, &k, 0);
+	struct open_args *o = i < 0 ? NULL : ctab_at(&j->open, (uint32_t)i);
+
+	out->nargs = 0;
+	if (!o || !o->depth)
+		return;
+	out->nargs = o->counts[--o->depth];
+	o->nargs -= out->nargs;
+	memcpy(out->args, o->args + o->nargs, out->nargs * sizeof(*o->args));
+}
+
+static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	static const char ph[] = { 'i', 'C', 'B', 'E', 'X', 'b', 'n', 'e', 's', 't', 'f' };
 	unsigned et = rec->u.event.event_type;
@@ -323,7 +393,9 @@ static void event(struct fxt_json *j, const struct fxt_reader *r, const struct f
 	int (*want)(const struct fxt_arg *) = NULL;
 
 	if (et >= sizeof(ph))
-		return;
+		return 0;
+	if (et == FXT_ET_DURATION_BEGIN && push_args(j, rec) < 0)
+		return -ENOMEM;
 	begin_event(j, rec->u.event.name, rec->u.event.category, ph[et]);
 	put_where(j, ts, &rec->u.event.thread);
 	switch (et) {
@@ -358,8 +430,16 @@ static void event(struct fxt_json *j, const struct fxt_reader *r, const struct f
 		put_hex(j, rec->u.event.id);
 		break;
 	}
-	put_args(j, rec, rec->u.event.thread.pid, want);
+	if (et == FXT_ET_DURATION_END && !rec->nargs) {
+		pop_args(j, rec, &j->scratch);
+		put_args(j, &j->scratch, rec->u.event.thread.pid, NULL);
+	} else {
+		if (et == FXT_ET_DURATION_END)
+			pop_args(j, rec, &j->scratch);
+		put_args(j, rec, rec->u.event.thread.pid, want);
+	}
 	PUTS(j, "}");
+	return 0;
 }
 
 static void kernel_object(struct fxt_json *j, const struct fxt_record *rec)
@@ -402,7 +482,10 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 	if (!j->started++)
 		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	switch (rec->type) {
-	case FXT_RT_EVENT: event(j, r, rec); break;
+	case FXT_RT_EVENT:
+		if (event(j, r, rec) < 0)
+			return -ENOMEM;
+		break;
 	case FXT_RT_KERNEL_OBJECT: kernel_object(j, rec); break;
 	case FXT_RT_LOG: log_record(j, r, rec); break;
 	case FXT_RT_USERSPACE_OBJECT: {

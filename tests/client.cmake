@@ -1,6 +1,8 @@
 # Trace client (fxt report / json / stats): the library's unit test, the test-archive
-# generator, and the command tests (bats, Python recomputation, speedscope import) once the
-# fxt executable exists.
+# generator, and the command tests once the fxt executable exists: bats suites on the generated
+# archive (Python recomputation and JSON checks inside), example programs traced with
+# libfxtauto.so (JSON one for one with the archive, report figures recomputed), and the
+# speedscope import (skipped, exit 77, when npm cannot install it).
 if(NOT TARGET fxt_client)
 	return()
 endif()
@@ -8,3 +10,29 @@ fxt_unit_test(test-client unit/test-client.c LIBS fxt_client)
 
 add_executable(gen-client-archive client/gen-client-archive.c)
 fxt_set_flags(gen-client-archive)
+
+if(NOT TARGET fxt)
+	return()
+endif()
+set(client_env FXT=$<TARGET_FILE:fxt> GEN=$<TARGET_FILE:gen-client-archive>
+	CLIENT_TESTS=${CMAKE_CURRENT_SOURCE_DIR}/client)
+if(BATS)
+	foreach(cmd report json stats)
+		add_test(NAME fxt-${cmd}-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-${cmd}.bats)
+		set_tests_properties(fxt-${cmd}-bats PROPERTIES LABELS "client" TIMEOUT 120)
+	endforeach()
+endif()
+
+if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
+	set(client_work ${CMAKE_CURRENT_BINARY_DIR}/client-work)
+	add_test(NAME client-examples COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/examples.sh
+		${client_work} $<TARGET_FILE:c-demo> $<TARGET_FILE:cpp-demo>)
+	set_tests_properties(client-examples PROPERTIES LABELS "client;nosan" TIMEOUT 180)
+	add_test(NAME client-speedscope COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/speedscope.sh
+		${CMAKE_CURRENT_BINARY_DIR}/npm-speedscope $<TARGET_FILE:c-demo>)
+	set_tests_properties(client-speedscope PROPERTIES LABELS "client;nosan" TIMEOUT 180
+		SKIP_RETURN_CODE 77)
+endif()

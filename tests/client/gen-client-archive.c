@@ -244,16 +244,16 @@ int main(int argc, char **argv)
 	     fxt_field_prep(FXT_META_EVENT_ID, FXT_PE_BUFFER_OVERFLOW), NULL);
 	w64(fxt_field_prep(FXT_RECORD_TYPE, 10) | fxt_field_prep(FXT_RECORD_SIZE, 2));
 	w64(0x1234);
-	/* ---- provider 2 "gen-b": pid 2000, 100 MHz ticks (10 ns each) ---- */
+	/* ---- provider 2 "gen-b": pid 2000, 100 MHz ticks (10 ns each), from 2 ms ---- */
 	provider(2, "gen-b", 100000000);
 	string_rec(1, "fn");
 	string_rec(2, "main");
 	string_rec(3, "a");
 	thread_rec(1, 2000, 2001);
 	kobj(FXT_OBJ_TYPE_PROCESS, 2000, "second", NULL, 0);
-	X(1, 3, 1010, 1030);
-	X(1, 3, 1040, 1041);
-	X(1, 2, 1000, 1100);
+	X(1, 3, 200010, 200030);
+	X(1, 3, 200040, 200041);
+	X(1, 2, 200000, 200100);
 	if (!(f = fopen(argv[1], "wb")) || fwrite(buf, 8, nw, f) != nw || fclose(f)) {
 		perror(argv[1]);
 		return 1;

@@ -1,0 +1,79 @@
+/* `fxt json FILE [-o OUT]`: Catapult JSON (Trace Event Format) for chrome://tracing, Perfetto
+ * and speedscope, written as the archive streams through the converter (client/json.c).
+ * Exit 0 (also for a truncated archive, with a warning), 1 bad input/usage or write error,
+ * 2 unreadable file. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "launcher/cmd.h"
+
+static const char usage[] =
+	"usage: fxt json [-o OUT] FILE\n"
+	"Converts an FXT archive to Catapult JSON (Trace Event Format) on stdout or into OUT:\n"
+	"durations (X, B/E), instants (i), counters (C), async (b/n/e), flows (s/t/f), log\n"
+	"records (instants with the message), process and thread names (M), typed arguments,\n"
+	"pointer arguments named through userspace object records. Times in microseconds.\n"
+	"  -o, --output OUT  write to OUT instead of stdout\n";
+
+static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	return fxt_json_record(ctx, r, rec);
+}
+
+int cmd_json(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, 0, 'o' }, { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	static char obuf[1 << 16];
+	const char *out = NULL;
+	struct fxt_client_result res;
+	struct fxt_json *j;
+	FILE *f = stdout;
+	int c, code = 0, err;
+	char msg[320];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fxt json: expected one archive (try fxt json --help)\n");
+		return 1;
+	}
+	if (out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	setvbuf(f, obuf, _IOFBF, sizeof(obuf));
+	if (fxt_json_new(&j, f) < 0) {
+		fprintf(stderr, "fxt json: out of memory\n");
+		return 1;
+	}
+	fxt_client_read(argv[optind], on_record, j, &res);
+	if (res.status != FXT_CS_OK)
+		fprintf(stderr, "fxt json: %s\n",
+			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
+	if (res.status != FXT_CS_OPEN && (err = fxt_json_finish(j)) < 0) {
+		fprintf(stderr, "fxt json: %s: %s\n", out ? out : "stdout", strerror(-err));
+		code = code ? code : 1;
+	}
+	fxt_client_close(&res);
+	fxt_json_free(j);
+	if (out && fclose(f) && !code) {
+		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));
+		code = 1;
+	}
+	if (out && res.status == FXT_CS_OPEN)
+		remove(out);
+	return code;
+}

@@ -1,0 +1,416 @@
+/* `fxt report FILE`: where did the time go. Streams the archive once through the profile
+ * aggregator (client/profile.c) and prints per process (or thread) a function table — calls,
+ * total, self, average, max — or the call tree, then lock waits (category "lock") and sampled
+ * stacks (category "sample") in their own sections. Filters: pid, tid, function glob, time
+ * window (a first pass finds the trace start). Exit 0, 1 bad input/usage, 2 unreadable file. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "launcher/cmd.h"
+#include "writer/fields.h"
+
+#define TREE_MAX_DEPTH 256
+
+struct report {
+	struct fxt_prof *prof;
+	struct ctab names;	/* a = kernel object type, b = koid -> struct named */
+	struct ctab uobjs;	/* a = process koid, b = pointer -> struct named */
+	uint64_t pid, tid;
+	int has_pid, has_tid;
+	uint64_t start_ns;	/* first pass: earliest event time */
+	const char *glob;
+	size_t limit;
+	enum fxt_prof_sort sort;
+	int tree, threads;
+};
+
+struct named {
+	struct ckey key;
+	struct fxt_sv name;
+};
+
+static const char usage[] =
+	"usage: fxt report [options] FILE\n"
+	"Per-function time of an FXT archive, per process: calls, total (inclusive, each call\n"
+	"counted, recursion included), self (total minus time in recorded callees), avg, max.\n"
+	"  --sort KEY       self (default), total, calls, avg, max or name\n"
+	"  --limit N        at most N rows per table\n"
+	"  --threads        one table (or tree) per thread instead of per process\n"
+	"  --tree           call tree with inclusive times and call counts\n"
+	"  --pid PID        only this process     --tid TID   only this thread\n"
+	"  --function GLOB  only functions whose name matches (in --tree: paths to them)\n"
+	"  --from TIME      only calls starting at or after TIME (10ms, 1.5s, 200us, 42ns)\n"
+	"  --to TIME        only calls ending at or before TIME; both relative to trace start\n"
+	"Lock waits (category lock) and sampled stacks (category sample) get their own sections.\n";
+
+static struct fxt_sv name_of(struct report *rp, unsigned type, uint64_t koid)
+{
+	struct ckey k = { type, koid, { "", 0 } };
+	int64_t i = ctab_get(&rp->names, &k, 0);
+	return i < 0 ? k.s : ((struct named *)ctab_at(&rp->names, (uint32_t)i))->name;
+}
+
+static int remember(struct ctab *t, uint64_t a, uint64_t b, struct fxt_sv name)
+{
+	struct ckey k = { a, b, { "", 0 } };
+	int64_t i = ctab_get(t, &k, 1);
+	if (i < 0)
+		return -ENOMEM;
+	((struct named *)ctab_at(t, (uint32_t)i))->name = name;
+	return 0;
+}
+
+static int is_cat(struct fxt_sv c, const char *s)
+{
+	return c.len == strlen(s) && !memcmp(c.s, s, c.len);
+}
+
+/* A lock wait's label: its string argument, else its pointer's userspace object name. */
+static struct fxt_sv lock_label(struct report *rp, const struct fxt_record *rec)
+{
+	struct fxt_sv none = { "", 0 };
+
+	for (unsigned i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_AT_STRING && rec->args[i].v.str.len)
+			return rec->args[i].v.str;
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		if (rec->args[i].type == FXT_AT_POINTER) {
+			struct ckey k = { rec->u.event.thread.pid, rec->args[i].v.u64, none };
+			int64_t j = ctab_get(&rp->uobjs, &k, 0);
+			if (j >= 0)
+				return ((struct named *)ctab_at(&rp->uobjs, (uint32_t)j))->name;
+		}
+	}
+	return none;
+}
+
+static int first_pass(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct report *rp = ctx;
+	uint64_t ts;
+
+	if (rec->type != FXT_RT_EVENT)
+		return 0;
+	ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	if (ts < rp->start_ns)
+		rp->start_ns = ts;
+	return 0;
+}
+
+static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct report *rp = ctx;
+	const struct fxt_koids *th;
+	enum fxt_prof_kind k = FXT_PK_FUNC;
+	struct fxt_sv obj = { "", 0 };
+	unsigned et;
+
+	switch (rec->type) {
+	case FXT_RT_EVENT:
+		break;
+	case FXT_RT_KERNEL_OBJECT:
+		return remember(&rp->names, rec->u.kobj.obj_type, rec->u.kobj.koid, rec->u.kobj.name);
+	case FXT_RT_USERSPACE_OBJECT:
+		return remember(&rp->uobjs, rec->u.uobj.process_koid, rec->u.uobj.pointer,
+				rec->u.uobj.name);
+	default:
+		return 0;
+	}
+	et = rec->u.event.event_type;
+	th = &rec->u.event.thread;
+	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE ||
+	    (rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
+		return 0;
+	if (is_cat(rec->u.event.category, "lock")) {
+		k = FXT_PK_LOCK;
+		obj = lock_label(rp, rec);
+	} else if (is_cat(rec->u.event.category, "sample")) {
+		k = FXT_PK_SAMPLE;
+	}
+	switch (et) {
+	case FXT_ET_DURATION_COMPLETE:
+		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
+				     fxt_reader_ticks_to_ns(r, rec->u.event.ts),
+				     fxt_reader_ticks_to_ns(r, rec->u.event.end_ts));
+	case FXT_ET_DURATION_BEGIN:
+		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
+				      fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+	default:
+		return fxt_prof_end(rp->prof, k, th->pid, th->tid,
+				    fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+	}
+}
+
+static int name_ok(const struct report *rp, struct fxt_sv name)
+{
+	char buf[512];
+
+	if (!rp->glob)
+		return 1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)name.len, name.s);
+	return !fnmatch(rp->glob, buf, 0);
+}
+
+static void print_owner(struct report *rp, uint64_t pid, uint64_t tid, const char *what)
+{
+	struct fxt_sv pn = name_of(rp, FXT_OBJ_TYPE_PROCESS, pid);
+
+	printf("\n== %s: process %" PRIu64 " (%.*s)", what, pid, (int)pn.len, pn.s);
+	if (rp->threads) {
+		struct fxt_sv tn = name_of(rp, FXT_OBJ_TYPE_THREAD, tid);
+		printf(", thread %" PRIu64 " (%.*s)", tid, (int)tn.len, tn.s);
+	}
+	printf(" ==\n");
+}
+
+static void print_table(struct report *rp, enum fxt_prof_kind k, const char *what,
+			const char *col)
+{
+	size_t n, shown = 0;
+	struct fxt_prof_row *rows = fxt_prof_rows(rp->prof, k, &n);
+	char t[5][32];
+
+	fxt_prof_sort(rows, n, rp->sort);
+	for (size_t i = 0; i < n; i++) {
+		struct fxt_prof_row *w = &rows[i];
+		if (!i || w->key.a != rows[i - 1].key.a || w->key.b != rows[i - 1].key.b) {
+			print_owner(rp, w->key.a, w->key.b, what);
+			printf("%10s %12s %12s %12s %12s  %s\n", k == FXT_PK_FUNC ? "calls" :
+			       k == FXT_PK_LOCK ? "waits" : "slices", "total", "self", "avg", "max",
+			       col);
+			shown = 0;
+		}
+		if (!name_ok(rp, w->key.s) || (rp->limit && shown >= rp->limit))
+			continue;
+		shown++;
+		printf("%10" PRIu64 " %12s %12s %12s %12s  %.*s\n", w->calls,
+		       fxt_time_fmt(t[0], sizeof(t[0]), w->total),
+		       fxt_time_fmt(t[1], sizeof(t[1]), w->self),
+		       fxt_time_fmt(t[2], sizeof(t[2]), w->calls ? w->total / w->calls : 0),
+		       fxt_time_fmt(t[3], sizeof(t[3]), w->max), (int)w->key.s.len, w->key.s.s);
+	}
+}
+
+/* Whether the subtree at idx has a node matching the glob (everything matches without one). */
+static int tree_has_match(struct report *rp, uint32_t idx, int depth)
+{
+	const struct fxt_prof_node *n = fxt_prof_node(rp->prof, idx);
+
+	if (name_ok(rp, n->name))
+		return 1;
+	if (depth >= TREE_MAX_DEPTH)
+		return 0;
+	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+		if (tree_has_match(rp, c, depth + 1))
+			return 1;
+	return 0;
+}
+
+static int node_cmp(const void *x, const void *y, void *arg)
+{
+	const struct fxt_prof_node *a = fxt_prof_node(arg, *(const uint32_t *)x);
+	const struct fxt_prof_node *b = fxt_prof_node(arg, *(const uint32_t *)y);
+	return a->total != b->total ? (a->total > b->total ? -1 : 1) : 0;
+}
+
+/* Prints the children of idx (heaviest first), indented by depth. matched: an ancestor
+ * matched the glob, so the whole subtree shows. */
+static int print_children(struct report *rp, uint32_t idx, int depth, int matched)
+{
+	const struct fxt_prof_node *n = fxt_prof_node(rp->prof, idx);
+	size_t cnt = 0, shown = 0;
+	uint32_t *kids;
+	char t[2][32];
+
+	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+		cnt++;
+	if (!cnt)
+		return 0;
+	if (depth >= TREE_MAX_DEPTH) {
+		printf("%*s...\n", 40 + 2 * depth, "");
+		return 0;
+	}
+	kids = malloc(cnt * sizeof(*kids));
+	if (!kids)
+		return -ENOMEM;
+	cnt = 0;
+	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+		kids[cnt++] = c;
+	qsort_r(kids, cnt, sizeof(*kids), node_cmp, rp->prof);
+	for (size_t i = 0; i < cnt; i++) {
+		const struct fxt_prof_node *c = fxt_prof_node(rp->prof, kids[i]);
+		int m = matched || name_ok(rp, c->name);
+		if ((!m && !tree_has_match(rp, kids[i], depth)) || !c->calls ||
+		    (rp->limit && shown >= rp->limit))
+			continue;
+		shown++;
+		printf("%12s %12s %10" PRIu64 "  %*s%.*s\n", fxt_time_fmt(t[0], 32, c->total),
+		       fxt_time_fmt(t[1], 32, c->self), c->calls, 2 * depth, "", (int)c->name.len,
+		       c->name.s);
+		if (print_children(rp, kids[i], depth + 1, m) < 0) {
+			free(kids);
+			return -ENOMEM;
+		}
+	}
+	free(kids);
+	return 0;
+}
+
+static int print_trees(struct report *rp, enum fxt_prof_kind k, const char *what)
+{
+	size_t n;
+	struct fxt_prof_root *roots = fxt_prof_roots(rp->prof, k, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		print_owner(rp, roots[i].key.a, roots[i].key.b, what);
+		printf("%12s %12s %10s  %s\n", "total", "self", "calls", "call path");
+		if (print_children(rp, roots[i].node, 0, 0) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static int parse_sort(const char *s, enum fxt_prof_sort *by)
+{
+	static const char *const keys[] = { "self", "total", "calls", "avg", "max", "name" };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(s, keys[i])) {
+			*by = (enum fxt_prof_sort)i;
+			return 0;
+		}
+	return -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sort", required_argument, 0, 's' }, { "limit", required_argument, 0, 'l' },
+		{ "threads", no_argument, 0, 'T' },    { "tree", no_argument, 0, 't' },
+		{ "pid", required_argument, 0, 'p' },  { "tid", required_argument, 0, 'i' },
+		{ "function", required_argument, 0, 'f' }, { "from", required_argument, 0, 'F' },
+		{ "to", required_argument, 0, 'E' },   { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct report rp = { .sort = FXT_SORT_SELF, .start_ns = UINT64_MAX };
+	struct fxt_prof_opts po = { 0 };
+	struct fxt_client_result res = { 0 };
+	uint64_t from = 0, to = 0, lim;
+	int has_from = 0, has_to = 0, c, code = 0;
+	char msg[320];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_sort(optarg, &rp.sort) < 0) {
+				fprintf(stderr, "fxt report: --sort %s: expected self, total, calls, "
+					"avg, max or name\n", optarg);
+				return 1;
+			}
+			break;
+		case 'l':
+			if (parse_u64(optarg, &lim) < 0 || !lim) {
+				fprintf(stderr, "fxt report: --limit %s: expected a positive number\n",
+					optarg);
+				return 1;
+			}
+			rp.limit = (size_t)lim;
+			break;
+		case 'T': rp.threads = 1; break;
+		case 't': rp.tree = 1; break;
+		case 'p':
+		case 'i':
+			if (parse_u64(optarg, c == 'p' ? &rp.pid : &rp.tid) < 0) {
+				fprintf(stderr, "fxt report: --%s %s: expected a number\n",
+					c == 'p' ? "pid" : "tid", optarg);
+				return 1;
+			}
+			*(c == 'p' ? &rp.has_pid : &rp.has_tid) = 1;
+			break;
+		case 'f': rp.glob = optarg; break;
+		case 'F':
+		case 'E':
+			if (fxt_time_parse(optarg, c == 'F' ? &from : &to) < 0) {
+				fprintf(stderr, "fxt report: --%s %s: expected a time like 10ms, 1.5s, "
+					"200us or 42ns\n", c == 'F' ? "from" : "to", optarg);
+				return 1;
+			}
+			*(c == 'F' ? &has_from : &has_to) = 1;
+			break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fxt report: expected one archive (try fxt report --help)\n");
+		return 1;
+	}
+	if (has_from && has_to && to < from) {
+		fprintf(stderr, "fxt report: --to is before --from\n");
+		return 1;
+	}
+	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)))
+		goto nomem;
+	if (has_from || has_to) {
+		fxt_client_read(argv[optind], first_pass, &rp, &res);
+		if (res.status != FXT_CS_OK && res.status != FXT_CS_TRUNCATED)
+			goto out;
+		fxt_client_close(&res);
+		if (rp.start_ns == UINT64_MAX)
+			rp.start_ns = 0;
+		po.from_ns = has_from ? rp.start_ns + from : 0;
+		po.to_ns = has_to ? rp.start_ns + to : UINT64_MAX;
+	}
+	po.per_thread = rp.threads;
+	po.tree = rp.tree;
+	if (fxt_prof_new(&rp.prof, &po) < 0)
+		goto nomem;
+	fxt_client_read(argv[optind], on_record, &rp, &res);
+	if (res.status == FXT_CS_OPEN || fxt_prof_finish(rp.prof) < 0)
+		goto out;
+	if (rp.tree) {
+		if (print_trees(&rp, FXT_PK_FUNC, "call tree") < 0 ||
+		    print_trees(&rp, FXT_PK_SAMPLE, "sampled call tree") < 0)
+			goto nomem;
+	} else {
+		print_table(&rp, FXT_PK_FUNC, "functions", "function");
+		print_table(&rp, FXT_PK_SAMPLE, "sampled stacks (time estimated from slices)",
+			    "function");
+	}
+	print_table(&rp, FXT_PK_LOCK, "lock waits", "object");
+	if (fxt_prof_unclosed(rp.prof))
+		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
+		       fxt_prof_unclosed(rp.prof));
+out:
+	if (res.status != FXT_CS_OK)
+		fprintf(stderr, "fxt report: %s\n",
+			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
+	fxt_client_close(&res);
+	fxt_prof_free(rp.prof);
+	ctab_free(&rp.names);
+	ctab_free(&rp.uobjs);
+	return code;
+nomem:
+	fprintf(stderr, "fxt report: out of memory\n");
+	code = 1;
+	res.status = FXT_CS_OK;
+	goto out;
+}

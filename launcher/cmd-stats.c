@@ -1,0 +1,185 @@
+/* `fxt stats FILE`: what an archive holds — records and bytes per record type, events per
+ * event type, time span, per provider (records, bytes, events, drops from "buffer full"
+ * provider event records) and per thread (events, name). One streaming pass; memory grows with
+ * providers and threads only. Exit 0, 1 bad input/usage, 2 unreadable file. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "launcher/cmd.h"
+#include "writer/fields.h"
+
+struct prov {
+	struct ckey key; /* a = provider id */
+	struct fxt_sv name;
+	uint64_t records, bytes, events, drops;
+};
+
+struct thr {
+	struct ckey key; /* a = pid, b = tid */
+	uint64_t events;
+};
+
+struct named {
+	struct ckey key; /* a = kernel object type, b = koid */
+	struct fxt_sv name;
+};
+
+struct stats {
+	uint64_t records[16], bytes[16], events[16];
+	uint64_t first_ns, last_ns, drops;
+	struct ctab provs, thrs, names;
+};
+
+static const char usage[] =
+	"usage: fxt stats FILE\n"
+	"Counts in an FXT archive: records and bytes per record type, events per type, the time\n"
+	"span, per provider (records, bytes, events, drops) and per thread (events).\n";
+
+static const char *const rec_names[16] = {
+	"metadata", "initialization", "string", "thread", "event", "blob", "userspace object",
+	"kernel object", "scheduling", "log", NULL, NULL, NULL, NULL, NULL, "large",
+};
+
+static const char *const ev_names[] = {
+	"instant", "counter", "duration begin", "duration end", "duration complete",
+	"async begin", "async instant", "async end", "flow begin", "flow step", "flow end",
+};
+
+static void *get(struct ctab *t, uint64_t a, uint64_t b)
+{
+	struct ckey k = { a, b, { "", 0 } };
+	int64_t i = ctab_get(t, &k, 1);
+	return i < 0 ? NULL : ctab_at(t, (uint32_t)i);
+}
+
+static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct stats *st = ctx;
+	struct prov *p = get(&st->provs, rec->provider_id, 0);
+	uint64_t bytes = rec->words * 8;
+
+	if (!p)
+		return -ENOMEM;
+	p->records++;
+	p->bytes += bytes;
+	p->name = fxt_reader_provider_name(r, rec->provider_id);
+	st->records[rec->type & 15]++;
+	st->bytes[rec->type & 15] += bytes;
+	if (rec->type == FXT_RT_METADATA && rec->u.meta.meta_type == FXT_MT_PROVIDER_EVENT &&
+	    rec->u.meta.event_id == FXT_PE_BUFFER_OVERFLOW) {
+		struct prov *d = get(&st->provs, rec->u.meta.provider_id, 0);
+		if (!d)
+			return -ENOMEM;
+		d->drops++;
+		st->drops++;
+	} else if (rec->type == FXT_RT_KERNEL_OBJECT) {
+		struct named *n = get(&st->names, rec->u.kobj.obj_type, rec->u.kobj.koid);
+		if (!n)
+			return -ENOMEM;
+		n->name = rec->u.kobj.name;
+	} else if (rec->type == FXT_RT_EVENT) {
+		uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts), end = ts;
+		struct thr *t = get(&st->thrs, rec->u.event.thread.pid, rec->u.event.thread.tid);
+		if (!t)
+			return -ENOMEM;
+		t->events++;
+		p->events++;
+		st->events[rec->u.event.event_type & 15]++;
+		if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)
+			end = fxt_reader_ticks_to_ns(r, rec->u.event.end_ts);
+		if (ts < st->first_ns)
+			st->first_ns = ts;
+		if (end > st->last_ns)
+			st->last_ns = end;
+	}
+	return 0;
+}
+
+static struct fxt_sv name_of(struct stats *st, unsigned type, uint64_t koid)
+{
+	struct ckey k = { type, koid, { "", 0 } };
+	int64_t i = ctab_get(&st->names, &k, 0);
+	return i < 0 ? k.s : ((struct named *)ctab_at(&st->names, (uint32_t)i))->name;
+}
+
+static void print(struct stats *st, const struct fxt_client_result *res)
+{
+	char t[32];
+
+	printf("archive: %" PRIu64 " bytes, %" PRIu64 " records", res->stats.bytes,
+	       res->stats.records);
+	printf(" (%" PRIu64 " of unknown type skipped)\n", res->stats.unknown_skipped);
+	if (st->last_ns >= st->first_ns && st->first_ns != UINT64_MAX)
+		printf("time span: %s\n", fxt_time_fmt(t, sizeof(t), st->last_ns - st->first_ns));
+	printf("drops: %" PRIu64 " buffer-full reports\n", st->drops);
+	printf("\n%-20s %12s %14s\n", "record type", "records", "bytes");
+	for (int i = 0; i < 16; i++)
+		if (st->records[i])
+			printf("%-20s %12" PRIu64 " %14" PRIu64 "\n",
+			       rec_names[i] ? rec_names[i] : "unknown", st->records[i], st->bytes[i]);
+	printf("\n%-20s %12s\n", "event type", "events");
+	for (unsigned i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+		if (st->events[i])
+			printf("%-20s %12" PRIu64 "\n", ev_names[i], st->events[i]);
+	printf("\n%10s %12s %14s %12s %8s  %s\n", "provider", "records", "bytes", "events",
+	       "drops", "name");
+	for (uint32_t i = 0; i < st->provs.n; i++) {
+		struct prov *p = ctab_at(&st->provs, i);
+		printf("%10" PRIu64 " %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8" PRIu64 "  %.*s\n",
+		       p->key.a, p->records, p->bytes, p->events, p->drops, (int)p->name.len,
+		       p->name.s);
+	}
+	printf("\n%10s %10s %12s  %s\n", "pid", "tid", "events", "thread name");
+	for (uint32_t i = 0; i < st->thrs.n; i++) {
+		struct thr *th = ctab_at(&st->thrs, i);
+		struct fxt_sv n = name_of(st, FXT_OBJ_TYPE_THREAD, th->key.b);
+		printf("%10" PRIu64 " %10" PRIu64 " %12" PRIu64 "  %.*s\n", th->key.a, th->key.b,
+		       th->events, (int)n.len, n.s);
+	}
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+	struct stats st = { .first_ns = UINT64_MAX };
+	struct fxt_client_result res = { 0 };
+	int c, code = 0;
+	char msg[320];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		fputs(usage, stderr);
+		return 1;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fxt stats: expected one archive (try fxt stats --help)\n");
+		return 1;
+	}
+	if (ctab_init(&st.provs, sizeof(struct prov)) || ctab_init(&st.thrs, sizeof(struct thr)) ||
+	    ctab_init(&st.names, sizeof(struct named))) {
+		fprintf(stderr, "fxt stats: out of memory\n");
+		code = 1;
+		goto out;
+	}
+	fxt_client_read(argv[optind], on_record, &st, &res);
+	if (res.status != FXT_CS_OPEN)
+		print(&st, &res);
+	if (res.status != FXT_CS_OK)
+		fprintf(stderr, "fxt stats: %s\n",
+			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
+out:
+	fxt_client_close(&res);
+	ctab_free(&st.provs);
+	ctab_free(&st.thrs);
+	ctab_free(&st.names);
+	return code;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# `fxt json`: one @test per option and error case, on the archive of known content written by
+# tests/client/gen-client-archive.c; tests/client/check-json.py checks the mapping with a real
+# JSON parser. Paths come from ctest (tests/client.cmake): FXT, GEN, CLIENT_TESTS.
+# SPDX-License-Identifier: MIT
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	"$GEN" t.fxt
+}
+
+@test "stdout: JSON that parses and maps every record kind (check-json.py)" {
+	"$FXT" json t.fxt >t.json
+	run python3 "$CLIENT_TESTS/check-json.py" t.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "-o OUT writes the same document into OUT" {
+	"$FXT" json t.fxt >stdout.json
+	run "$FXT" json -o out.json t.fxt
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	cmp stdout.json out.json
+	"$FXT" json --output long.json t.fxt
+	cmp stdout.json long.json
+}
+
+@test "-o into an unwritable place: one-line error, exit 1" {
+	run --separate-stderr "$FXT" json -o /nonexistent/dir/x.json t.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+@test "a truncated archive gives valid JSON up to the last whole record, with a warning" {
+	size=$(stat -c %s t.fxt)
+	head -c $((size - 8)) t.fxt >cut.fxt
+	run --separate-stderr "$FXT" json -o cut.json cut.fxt
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning"*"truncated"* ]]
+	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]))' cut.json)
+	[ "$n" -eq 37 ]
+}
+
+@test "an archive with only the magic number record is an empty event list" {
+	head -c 8 t.fxt >magic.fxt
+	run "$FXT" json magic.fxt
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; assert json.loads(sys.argv[1])["traceEvents"] == []' "$output"
+}
+
+@test "missing file, directory, non-FXT file: one-line error, exit 2, no output file" {
+	for f in nosuch.fxt . /etc/hostname; do
+		run --separate-stderr "$FXT" json -o o.json "$f"
+		[ "$status" -eq 2 ] || { echo "$f: $status"; false; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ ! -e o.json ]
+	done
+}
+
+@test "usage errors exit 1; --help prints usage and exits 0" {
+	run --separate-stderr "$FXT" json
+	[ "$status" -eq 1 ]
+	run --separate-stderr "$FXT" json a.fxt b.fxt
+	[ "$status" -eq 1 ]
+	run "$FXT" json --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"-o, --output"* ]]
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# `fxt report`: one @test per option and error case, on the archive of known content written by
+# tests/client/gen-client-archive.c (nested calls main{a{b b} a c{a} lock} on thread 1001,
+# begin/end outer{inner lock} on 1002, samples on 1003, a second process at 100 MHz ticks).
+# Paths come from ctest (tests/client.cmake): FXT, GEN, CLIENT_TESTS (tests/client).
+# SPDX-License-Identifier: MIT
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	"$GEN" t.fxt
+}
+
+# lacks ERE TEXT: fails when TEXT has a line matching ERE (a bare `! grep` never fails a test)
+lacks() {
+	! grep -qE "$1" <<<"$2"
+}
+
+# row SECTION-OUTPUT NAME: the table line of function NAME
+row() {
+	grep -E "  $2\$" <<<"$1" | head -1 | sed -E 's/ +/ /g; s/^ //'
+}
+
+@test "default: per-process table with calls, total, self, avg, max sorted by self" {
+	run --separate-stderr "$FXT" report t.fxt
+	[ "$status" -eq 0 ]
+	[ "$(row "$output" main)" = "1 1.000 us 260 ns 1.000 us 1.000 us main" ]
+	[ "$(row "$output" a)" = "3 300 ns 230 ns 100 ns 190 ns a" ]
+	[ "$(row "$output" outer)" = "1 300 ns 160 ns 300 ns 300 ns outer" ]
+	first=$(grep -A2 '== functions: process 1000 (gen-proc)' <<<"$output" | tail -1)
+	[[ "$first" == *" c" ]]
+	grep -q '== functions: process 2000 (second)' <<<"$output"
+}
+
+@test "figures equal an independent recomputation from the JSON events" {
+	"$FXT" json t.fxt -o t.json
+	"$FXT" report --sort name t.fxt >t.txt
+	run python3 "$CLIENT_TESTS/recompute.py" t.json t.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"13 rows compared, 0 mismatches"* ]]
+}
+
+@test "lock waits and sampled stacks have their own sections" {
+	run "$FXT" report t.fxt
+	lock=$(sed -n '/== lock waits/,$p' <<<"$output")
+	[ "$(row "$lock" queue_lock)" = "2 90 ns 90 ns 45 ns 50 ns queue_lock" ]
+	samples=$(sed -n '/== sampled stacks/,/== lock/p' <<<"$output")
+	[ "$(row "$samples" hot)" = "1 200 ns 200 ns 200 ns 200 ns hot" ]
+	lacks pthread_mutex_lock "$output"
+}
+
+@test "--sort calls, total, avg, max, name, self order the rows" {
+	for k in calls:a total:main avg:main max:main name:a self:c; do
+		run "$FXT" report --sort "${k%%:*}" --pid 1000 t.fxt
+		[ "$status" -eq 0 ]
+		first=$(grep -A2 '== functions' <<<"$output" | tail -1)
+		[[ "$first" == *" ${k#*:}" ]] || { echo "--sort ${k%%:*}: $first"; false; }
+	done
+}
+
+@test "--sort with an unknown key: one-line error, exit 1" {
+	run --separate-stderr "$FXT" report --sort speed t.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"--sort speed"* ]]
+}
+
+@test "--limit N keeps the top N rows of each table" {
+	run "$FXT" report --limit 2 --pid 1000 t.fxt
+	[ "$status" -eq 0 ]
+	n=$(sed -n '/== functions/,/^$/p' <<<"$output" | grep -cE ' (ns|us) ')
+	[ "$n" -eq 2 ]
+	run --separate-stderr "$FXT" report --limit 0 t.fxt
+	[ "$status" -eq 1 ]
+}
+
+@test "--threads: one table per thread, named from kernel object records" {
+	run "$FXT" report --threads t.fxt
+	[ "$status" -eq 0 ]
+	grep -q '== functions: process 1000 (gen-proc), thread 1001 (main-thread) ==' <<<"$output"
+	grep -q '== functions: process 1000 (gen-proc), thread 1002 (worker "2") ==' <<<"$output"
+	t2=$(sed -n '/thread 1002/,/^$/p' <<<"$output")
+	[ "$(row "$t2" inner)" = "1 100 ns 100 ns 100 ns 100 ns inner" ]
+	lacks '  main$' "$t2"
+}
+
+@test "--tree: call paths with inclusive time, self time and counts" {
+	run "$FXT" report --tree --pid 1000 t.fxt
+	[ "$status" -eq 0 ]
+	grep -qE '^ +1\.000 us +260 ns +1  main$' <<<"$output"
+	grep -qE '^ +290 ns +220 ns +2    a$' <<<"$output"
+	grep -qE '^ +70 ns +70 ns +2      b$' <<<"$output"
+	grep -qE '^ +10 ns +10 ns +1      a$' <<<"$output"
+	grep -qE '^ +40 ns +40 ns +1    queue_lock$' <<<"$output"
+	grep -q '== sampled call tree' <<<"$output"
+}
+
+@test "--pid keeps one process" {
+	run "$FXT" report --pid 2000 t.fxt
+	[ "$status" -eq 0 ]
+	[ "$(row "$output" main)" = "1 1.000 us 790 ns 1.000 us 1.000 us main" ]
+	lacks 'process 1000' "$output"
+}
+
+@test "--tid keeps one thread" {
+	run "$FXT" report --tid 1002 t.fxt
+	[ "$status" -eq 0 ]
+	[ "$(row "$output" outer)" = "1 300 ns 160 ns 300 ns 300 ns outer" ]
+	lacks '  (main|a|b|c)$' "$output"
+	run --separate-stderr "$FXT" report --tid x12 t.fxt
+	[ "$status" -eq 1 ]
+}
+
+@test "--function GLOB keeps matching functions" {
+	run "$FXT" report --function 'o*' t.fxt
+	[ "$status" -eq 0 ]
+	grep -q '  outer$' <<<"$output"
+	lacks '  (main|a|inner)$' "$output"
+	run "$FXT" report --tree --function b --pid 1000 t.fxt
+	grep -qE '  main$' <<<"$output"
+	grep -qE '      b$' <<<"$output"
+	lacks '  c$' "$output"
+}
+
+@test "--from/--to keep calls inside the window, relative to trace start" {
+	run "$FXT" report --from 250ns --to 0.95us --pid 1000 t.fxt
+	[ "$status" -eq 0 ]
+	[ "$(row "$output" a)" = "2 110 ns 110 ns 55 ns 100 ns a" ]
+	lacks '  (main|b|outer)$' "$output"
+	run --separate-stderr "$FXT" report --from 10parsecs t.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$FXT" report --from 2ms --to 1ms t.fxt
+	[ "$status" -eq 1 ]
+}
+
+@test "a truncated archive is read up to the last whole record, with a warning" {
+	size=$(stat -c %s t.fxt)
+	head -c $((size - 8)) t.fxt >cut.fxt
+	run --separate-stderr "$FXT" report --pid 1000 cut.fxt
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning"*"truncated"* ]]
+	[ "$(row "$output" main)" = "1 1.000 us 260 ns 1.000 us 1.000 us main" ]
+}
+
+@test "missing file, directory, non-FXT file: one-line error, exit 2" {
+	for f in nosuch.fxt . /etc/hostname; do
+		run --separate-stderr "$FXT" report "$f"
+		[ "$status" -eq 2 ] || { echo "$f: $status"; false; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ -z "$output" ]
+	done
+}
+
+@test "usage errors exit 1; --help prints usage and exits 0" {
+	run --separate-stderr "$FXT" report
+	[ "$status" -eq 1 ]
+	run --separate-stderr "$FXT" report --bogus t.fxt
+	[ "$status" -eq 1 ]
+	run "$FXT" report --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--sort"*"--tree"*"--from"* ]]
+}

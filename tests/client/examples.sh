@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Client commands on real archives: traces each example program with libfxtauto.so, then checks
+# that `fxt json` parses and matches the archive one for one (json-vs-archive.py, its own
+# decoder), and that `fxt report` figures equal an independent recomputation from the JSON
+# events (recompute.py), both merged and per thread.
+# Usage: examples.sh WORKDIR PROGRAM...   Env: FXT, FXTAUTO. Exit 0 when every check holds.
+# SPDX-License-Identifier: MIT
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+work=$1
+shift
+mkdir -p "$work"
+for prog in "$@"; do
+	name=$(basename "$prog")
+	fxt="$work/$name.fxt"
+	rm -f "$fxt"
+	FXT_OUTPUT="$fxt" LD_PRELOAD="$FXTAUTO" "$prog" >/dev/null
+	"$FXT" json -o "$work/$name.json" "$fxt"
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/$name.json"
+	echo "$name: JSON parses"
+	python3 "$here/json-vs-archive.py" "$fxt" "$work/$name.json" | sed "s/^/$name: /"
+	"$FXT" report --sort name "$fxt" >"$work/$name.report"
+	python3 "$here/recompute.py" "$work/$name.json" "$work/$name.report" | sed "s/^/$name: report: /"
+	"$FXT" stats "$fxt" >/dev/null
+	echo "$name: stats reads it"
+done

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""One-for-one check of `fxt json` against the archive, decoded here independently of the
+project's reader: walks the FXT records (trace-format.md) with per-provider string and thread
+tables and tick rates, and builds the multiset of (phase, name, pid, tid, ts in ns) for every
+event, log and process/thread kernel object record; the JSON events must be the same multiset.
+Usage: json-vs-archive.py ARCHIVE.fxt OUT.json   Exit 0 when equal, 1 with the differences."""
+import collections
+import json
+import struct
+import sys
+
+PH = "iCBEXbnestf"
+
+
+def field(w, lo, hi):
+    return (w >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
+def archive_events(path):
+    data = open(path, "rb").read()
+    words = struct.unpack("<%dQ" % (len(data) // 8), data[: len(data) // 8 * 8])
+    out = collections.Counter()
+    strings, threads, tps = {}, {}, {}
+    prov = 0
+    pos = 0
+
+    def text(ref, p):
+        """(string, next word) for a string ref whose inline bytes would start at word p."""
+        if ref == 0:
+            return "", p
+        if ref & 0x8000:
+            n = ref & 0x7FFF
+            raw = data[p * 8: p * 8 + n]
+            return raw.decode("utf-8", "replace"), p + (n + 7) // 8
+        return strings.get((prov, ref), ""), p
+
+    def ns(ticks):
+        rate = tps.get(prov, 10**9)
+        return ticks * 10**9 // rate
+
+    while pos < len(words):
+        h = words[pos]
+        rtype = field(h, 0, 3)
+        size = field(h, 4, 35) if rtype == 15 else field(h, 4, 15)
+        if size == 0 or pos + size > len(words):
+            break
+        p = pos + 1
+        if rtype == 0 and field(h, 16, 19) in (1, 2):
+            prov = field(h, 20, 51)
+        elif rtype == 1:
+            tps[prov] = words[p]
+        elif rtype == 2:
+            n = field(h, 32, 46)
+            strings[(prov, field(h, 16, 30))] = data[p * 8: p * 8 + n].decode("utf-8", "replace")
+        elif rtype == 3:
+            threads[(prov, field(h, 16, 23))] = (words[p], words[p + 1])
+        elif rtype == 4:
+            et = field(h, 16, 19)
+            ts = words[p]
+            p += 1
+            tref = field(h, 24, 31)
+            if tref:
+                pid, tid = threads.get((prov, tref), (0, 0))
+            else:
+                pid, tid = words[p], words[p + 1]
+                p += 2
+            _, p = text(field(h, 32, 47), p)
+            name, p = text(field(h, 48, 63), p)
+            if et < len(PH):
+                out[(PH[et], name, pid, tid, ns(ts))] += 1
+        elif rtype == 7 and field(h, 16, 23) in (1, 2):
+            out[("M", field(h, 16, 23), words[p])] += 1
+        elif rtype == 9:
+            tref = field(h, 32, 39)
+            pid, tid = threads.get((prov, tref), (0, 0)) if tref else (words[p + 1], words[p + 2])
+            out[("i", "log", pid, tid, ns(words[p]))] += 1
+        pos += size
+    return out
+
+
+def json_events(path):
+    out = collections.Counter()
+    for e in json.load(open(path, encoding="utf-8"))["traceEvents"]:
+        if e["ph"] == "M":
+            koid = e["pid"] if e["name"] == "process_name" else e["tid"]
+            out[("M", 1 if e["name"] == "process_name" else 2, koid)] += 1
+        else:
+            out[(e["ph"], e["name"], e["pid"], e["tid"], int(round(e["ts"] * 1000)))] += 1
+    return out
+
+
+def main():
+    want, got = archive_events(sys.argv[1]), json_events(sys.argv[2])
+    if want == got:
+        print("%d events match one for one" % sum(want.values()))
+        return 0
+    for k in sorted(set(want) | set(got), key=str):
+        if want[k] != got[k]:
+            print("archive %d x, json %d x: %s" % (want[k], got[k], k))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
