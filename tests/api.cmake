@@ -83,3 +83,18 @@ api_traced(api-mixed api-mixed.expect $<TARGET_FILE:api-mixed>)
 api_traced(api-threads api-threads.expect COUNTS=1 $<TARGET_FILE:api-threads>)
 api_traced(api-limits api-limits.expect CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
 	$<TARGET_FILE:api-limits>)
+
+# Recorded by the trace manager (fxtrun = fxt record) rather than a plain preload.
+if(TARGET fxt)
+	# Each case: test name; golden file; settings...; program target.
+	foreach(case "api-fxtrun-c;api-all-c.expect;api-all"
+			"api-fxtrun-cpp;api-all-cpp.expect;api-all-cpp"
+			"api-fxtrun-categories;api-all-c-categories.expect;FXT_CATEGORIES=api;api-all")
+		list(POP_FRONT case test expected)
+		list(POP_BACK case prog)
+		add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${api_env} ${BASH}
+			${CMAKE_CURRENT_SOURCE_DIR}/api/run-fxtrun.sh
+			${CMAKE_CURRENT_SOURCE_DIR}/api/${expected} ${case} $<TARGET_FILE:${prog}>)
+		set_tests_properties(${test} PROPERTIES LABELS "e2e;nosan" TIMEOUT 60)
+	endforeach()
+endif()
