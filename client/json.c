@@ -364,7 +364,8 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec)
 		o->args = a;
 		o->cargs = nc;
 	}
-	memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
+	if (rec->nargs)
+		memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
 	o->nargs += rec->nargs;
 	o->counts[o->depth++] = (uint8_t)rec->nargs;
 	return 0;
@@ -382,7 +383,8 @@ static void pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fx
 		return;
 	out->nargs = o->counts[--o->depth];
 	o->nargs -= out->nargs;
-	memcpy(out->args, o->args + o->nargs, out->nargs * sizeof(*o->args));
+	if (out->nargs)
+		memcpy(out->args, o->args + o->nargs, out->nargs * sizeof(*o->args));
 }
 
 static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)

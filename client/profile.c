@@ -356,5 +356,6 @@ static int row_cmp(const void *x, const void *y, void *arg)
 
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by)
 {
-	qsort_r(rows, n, sizeof(*rows), row_cmp, &by);
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), row_cmp, &by);
 }
