@@ -2,8 +2,8 @@
 # bench/api.sh: cost of <fxt/trace.h>'s TRACE_DURATION in ns per event, with 0 and 2 arguments:
 # no tracer loaded, tracer loaded with the category disabled (FXT_CATEGORIES), and recording;
 # beside it the per-call cost of a -finstrument-functions call recorded by the same tracer.
-# Figures are the best of 3 runs of best-of-REPS, minus a baseline call in the same run. Builds its two programs
-# (bench/api-bench.c, bench/api-cyg.c) with cc -O2 in a temporary directory.
+# Figures are the best of 3 runs of best-of-REPS, minus a baseline call in the same run.
+# Builds its two programs (bench/api-bench.c, bench/api-cyg.c) with cc -O2 in a temp directory.
 # Usage: bench/api.sh [BUILD_DIR (default build)] [N calls per run (default 200000)] [REPS (5)]
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -12,7 +12,10 @@ build=${1:-$root/build}
 n=${2:-200000}
 reps=${3:-5}
 lib=$(find "$build" -name libfxtauto.so -print -quit 2>/dev/null || true)
-[ -n "$lib" ] || { echo "api.sh: no libfxtauto.so under $build (build the fxtauto target)" >&2; exit 2; }
+if [ -z "$lib" ]; then
+	echo "api.sh: no libfxtauto.so under $build (build the fxtauto target)" >&2
+	exit 2
+fi
 cc=${CC:-cc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -81,7 +81,8 @@ api_traced(api-c-categories-glob api-glob.expect FXT_CATEGORIES=nothing,api.ex*
 	$<TARGET_FILE:api-all>)
 api_traced(api-mixed api-mixed.expect $<TARGET_FILE:api-mixed>)
 api_traced(api-threads api-threads.expect COUNTS=1 $<TARGET_FILE:api-threads>)
-api_traced(api-limits api-limits.expect CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
+api_traced(api-limits api-limits.expect
+	CHILD_EXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/api/api-limits-child.expect
 	$<TARGET_FILE:api-limits>)
 
 # Recorded by the trace manager (fxtrun = fxt record) rather than a plain preload.

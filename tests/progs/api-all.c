@@ -38,7 +38,8 @@ static void *worker(void *arg)
 
 int main(void)
 {
-	__attribute__((unused)) static const unsigned char blob[12] = { 'F', 'X', 'T', 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+	__attribute__((unused)) static const unsigned char blob[12] = { 'F', 'X', 'T', 0, 1, 2,
+									3, 4, 5, 6, 7, 8 };
 	int sum = 0;
 	pthread_t t;
 	int from_thread = 0;

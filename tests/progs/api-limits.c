@@ -17,7 +17,8 @@
 static void event(int who)
 {
 	TRACE_DURATION("api", "event", "who", TA_INT32(who));
-	TRACE_INSTANT("api", "mark", TRACE_SCOPE_THREAD, "who", TA_INT32(who), "utf8", TA_STRING("h\xc3\xa9 \xe2\x82\xac"));
+	TRACE_INSTANT("api", "mark", TRACE_SCOPE_THREAD, "who", TA_INT32(who), "utf8",
+		      TA_STRING("h\xc3\xa9 \xe2\x82\xac"));
 }
 
 int main(void)
@@ -34,7 +35,8 @@ int main(void)
 		blob[i] = (unsigned char)(i * 7);
 	event(0);
 	TRACE_INSTANT("api", "long", TRACE_SCOPE_THREAD, "text", TA_STRING(text));
-	TRACE_INSTANT("api", "bad-utf8", TRACE_SCOPE_THREAD, "s", TA_STRING("a\xff" "b\xc3" "c\xed\xa0\x80"));
+	TRACE_INSTANT("api", "bad-utf8", TRACE_SCOPE_THREAD, "s",
+		      TA_STRING("a\xff" "b\xc3" "c\xed\xa0\x80"));
 	TRACE_BLOB(TRACE_BLOB_TYPE_DATA, "api-big", blob, sizeof blob);
 	TRACE_BLOB(TRACE_BLOB_TYPE_PERFETTO, "api-empty", blob, 0);
 	TRACE_LOG("api-long %s", text);
@@ -48,6 +50,7 @@ int main(void)
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	event(2);
-	printf("api-limits: child %s\n", pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? "ok" : "failed");
+	printf("api-limits: child %s\n",
+	       pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? "ok" : "failed");
 	return 0;
 }

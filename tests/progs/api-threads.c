@@ -21,7 +21,8 @@ static void *run(void *arg)
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < ITERATIONS; i++) {
 		TRACE_DURATION("api", "iteration", "thread", TA_INT32(k));
-		TRACE_INSTANT("api", "hit", TRACE_SCOPE_THREAD, "thread", TA_INT32(k), "name", TA_STRING(names[k]));
+		TRACE_INSTANT("api", "hit", TRACE_SCOPE_THREAD, "thread", TA_INT32(k), "name",
+			      TA_STRING(names[k]));
 		sum += i;
 	}
 	TRACE_ASYNC_BEGIN("api", "handoff", 100 + k, "from", TA_INT32(k));
