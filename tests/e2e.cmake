@@ -6,19 +6,33 @@
 find_program(FXT_CLANG clang)
 find_program(BASH bash REQUIRED)
 set(FXT_PROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/progs)
-set(FXT_PROG_FLAGS -finstrument-functions -O0 -g -pthread)
+set(FXT_PROG_FLAGS -finstrument-functions -g -pthread)
+# The compiler x optimization matrix (as uftrace's runtest.py): at -O2 callees are inlined into
+# their callers' frames and still call the hooks, which the tracer must nest correctly.
+set(FXT_E2E_COMPILERS gcc gcc-O2)
+if(FXT_CLANG)
+	list(APPEND FXT_E2E_COMPILERS clang clang-O2)
+endif()
 
-# fxt_prog(name source): builds tests/progs/<source> as progs/gcc/<name> with the project's
-# compilers (gcc in CI), and as progs/clang/<name> with clang when it is installed.
+# fxt_prog(name source): builds tests/progs/<source> as progs/<variant>/<name> for each
+# variant of FXT_E2E_COMPILERS: gcc* with the project's compilers (gcc in CI), clang* with clang.
 function(fxt_prog name source)
-	add_executable(prog-gcc-${name} progs/${source})
-	target_compile_options(prog-gcc-${name} PRIVATE ${FXT_PROG_FLAGS} -Wall -Wextra
-		$<$<BOOL:${FXT_WERROR}>:-Werror>)
-	target_link_options(prog-gcc-${name} PRIVATE -pthread)
-	set_target_properties(prog-gcc-${name} PROPERTIES OUTPUT_NAME ${name}
-		RUNTIME_OUTPUT_DIRECTORY ${FXT_PROGS_DIR}/gcc)
-	if(FXT_CLANG)
-		set(out ${FXT_PROGS_DIR}/clang/${name})
+	foreach(variant ${FXT_E2E_COMPILERS})
+		set(opt -O0)
+		if(variant MATCHES "-O2$")
+			set(opt -O2)
+		endif()
+		set(tgt prog-${variant}-${name})
+		if(variant MATCHES "^gcc")
+			add_executable(${tgt} progs/${source})
+			target_compile_options(${tgt} PRIVATE ${FXT_PROG_FLAGS} ${opt} -Wall -Wextra
+				$<$<BOOL:${FXT_WERROR}>:-Werror>)
+			target_link_options(${tgt} PRIVATE -pthread)
+			set_target_properties(${tgt} PROPERTIES OUTPUT_NAME ${name}
+				RUNTIME_OUTPUT_DIRECTORY ${FXT_PROGS_DIR}/${variant})
+			continue()
+		endif()
+		set(out ${FXT_PROGS_DIR}/${variant}/${name})
 		set(cc ${FXT_CLANG})
 		if(source MATCHES "\\.cpp$")
 			set(cc ${FXT_CLANG}++)
@@ -28,12 +42,12 @@ function(fxt_prog name source)
 			set(san -fsanitize=${FXT_SANITIZE} -fno-omit-frame-pointer)
 		endif()
 		add_custom_command(OUTPUT ${out}
-			COMMAND ${CMAKE_COMMAND} -E make_directory ${FXT_PROGS_DIR}/clang
-			COMMAND ${cc} ${FXT_PROG_FLAGS} ${san} -Wall -Wextra -Werror
+			COMMAND ${CMAKE_COMMAND} -E make_directory ${FXT_PROGS_DIR}/${variant}
+			COMMAND ${cc} ${FXT_PROG_FLAGS} ${opt} ${san} -Wall -Wextra -Werror
 				-o ${out} ${CMAKE_CURRENT_SOURCE_DIR}/progs/${source}
 			DEPENDS progs/${source} VERBATIM)
-		add_custom_target(prog-clang-${name} ALL DEPENDS ${out})
-	endif()
+		add_custom_target(${tgt} ALL DEPENDS ${out})
+	endforeach()
 endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
@@ -70,10 +84,6 @@ set(FXT_E2E_CASES
 	"s-exit-nested=s-exit exit" "s-exit-return=s-exit return" "s-exit-nested=s-exit _exit"
 	"s-exit-thread=s-exit thread" "s-crash=s-crash segv" "s-crash=s-crash abort"
 	"s-crash=s-crash fpe" "s-crash=s-crash ill")
-set(FXT_E2E_COMPILERS gcc)
-if(FXT_CLANG)
-	list(APPEND FXT_E2E_COMPILERS clang)
-endif()
 foreach(cc ${FXT_E2E_COMPILERS})
 	foreach(case ${FXT_E2E_CASES})
 		string(REGEX REPLACE "=.*" "" golden "${case}")
@@ -83,6 +93,17 @@ foreach(cc ${FXT_E2E_COMPILERS})
 		list(POP_FRONT argv prog)
 		fxt_e2e(e2e-${cc}-${test} ${golden} ${FXT_PROGS_DIR}/${cc}/${prog} ${argv})
 	endforeach()
+endforeach()
+
+# The examples (examples/CMakeLists.txt), with the calls their top comments list.
+foreach(case "c-demo=c-demo" "c-demo-usage=c-demo x" "cpp-demo=cpp-demo" "dlopen-demo=dlopen-demo")
+	string(REGEX REPLACE "=.*" "" golden "${case}")
+	string(REGEX REPLACE "^[^=]*=" "" cmd "${case}")
+	separate_arguments(argv UNIX_COMMAND "${cmd}")
+	list(POP_FRONT argv prog)
+	if(TARGET ${prog})
+		fxt_e2e(e2e-example-${golden} ${golden} $<TARGET_FILE:${prog}> ${argv})
+	endif()
 endforeach()
 
 if(BATS)

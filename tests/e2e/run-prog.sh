@@ -18,10 +18,11 @@ run() {
 	local dir=$1
 	shift
 	mkdir -p "$dir"
-	(cd "$dir" && ulimit -c unlimited && exec env "$@" "${prog[@]}" >out 2>err)
-	echo $? >"$dir/status"
+	{ (cd "$dir" && ulimit -c unlimited && exec env "$@" "${prog[@]}" >out 2>err); } 2>/dev/null
+	echo $? >"$dir/status"	# the braces keep bash's "Segmentation fault" note quiet
 }
 prog=("$@")
+[[ ${prog[0]} != */* ]] || prog[0]=$(realpath "${prog[0]}")	# the runs change directory
 run "$work/plain"
 run "$work/traced" LD_PRELOAD="$FXTAUTO" FXT_OUTPUT="$work/traced/trace.fxt"
 
