@@ -99,6 +99,7 @@ struct fxtp_ctx {
 	struct fxt_buf buf;
 	void *map;
 	size_t map_size;
+	int warmed;			/* fxtp_buffer_warm() done for this buffer */
 	pid_t pid;
 	int use_tsc;			/* invariant TSC present: ticks are TSC cycles, else ns */
 	uint64_t t0_ticks, t0_ns;	/* calibration start (CLOCK_MONOTONIC ns) */
@@ -134,6 +135,10 @@ void fxtp_warn(const char *msg, const char *detail);
 /* Sets up the buffer, output path and process record for pid (constructor and fork child).
  * Fails: -errno (tracing stays off). Not thread-safe. */
 int fxtp_open_buffer(void);
+/* Populates the buffer's pages (at most 1 GiB) once per buffer, at the first thread's setup,
+ * so that the hot path never page-faults (with THP, a 64 MiB buffer takes a few ms).
+ * Fails: silently (pages then fault in as used). Thread-safe. */
+void fxtp_buffer_warm(void);
 
 /* ---- stack.c ---- */
 /* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame

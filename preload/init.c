@@ -252,6 +252,7 @@ int fxtp_open_buffer(void)
 	}
 	fxtp.map = m;
 	fxtp.map_size = size;
+	fxtp.warmed = 0;
 	fxtp.buf.hdr->start_ticks = fxtp_now();
 	if (old_map) {
 		copy_strings(&old);
@@ -272,6 +273,21 @@ int fxtp_open_buffer(void)
 	fxtp_emit_kobj(FXT_OBJ_TYPE_PROCESS, (uint64_t)fxtp.pid, fxtp.prog,
 		       (uint32_t)strlen(fxtp.prog), 0);
 	return 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+#define WARM_MAX (1ULL << 30)
+
+void fxtp_buffer_warm(void)
+{
+	if (__atomic_exchange_n(&fxtp.warmed, 1, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	size_t n = fxtp.map_size < WARM_MAX ? fxtp.map_size : WARM_MAX;
+	madvise(fxtp.map, n, MADV_POPULATE_WRITE);	/* best effort: faults happen otherwise */
+	errno = saved;
 }
 
 /* ---- archive at exit ---- */

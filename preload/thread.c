@@ -126,6 +126,7 @@ int fxtp_thread_setup(struct fxtp_thread *t)
 	}
 	if ((rc = fxtp_stack_init(t)) < 0)
 		return rc;
+	fxtp_buffer_warm();
 
 	uint32_t index = 0;
 	int first_use = 0;
