@@ -1,0 +1,379 @@
+/* FXT record encoders: one builder per record shape of ../shared/spec/trace-format.md, every
+ * argument type, inline and indexed string/thread refs. Use: n = fxt_X_words(...) (0: cannot be
+ * encoded), reserve n words of your memory, fxt_X_write(dst, ...) writes exactly n words and
+ * commits the header last (reserve.h). Writers return the words written or -EINVAL (a field out
+ * of range) / -E2BIG (over 4095 words); on error nothing is written. Inline strings longer than
+ * 32000 bytes are cut at a UTF-8 boundary. No malloc, no I/O, no locks: async-signal-safe. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_WRITER_RECORDS_H
+#define FXT_WRITER_RECORDS_H
+
+#include <stdint.h>
+
+#include "writer/fields.h"
+#include "writer/reserve.h"
+
+/* ---- string refs (trace-format.md#string-references) ---- */
+
+/* index != 0: indexed (index in [1,32767], registered by a string record); else inline when
+ * len > 0 (s holds len bytes of UTF-8, cut to 32000); else the empty string. */
+struct fxt_str {
+	uint16_t index; /* in [0,32767] */
+	const char *s;
+	uint32_t len;
+};
+
+static inline struct fxt_str fxt_str_idx(uint16_t index /* in [1,32767] */)
+{
+	return (struct fxt_str){ .index = index };
+}
+
+static inline struct fxt_str fxt_str_inl(const char *s, uint32_t len)
+{
+	return (struct fxt_str){ .s = s, .len = len };
+}
+
+/* Largest n <= len, n <= max, such that s[0..n) does not end inside a UTF-8 sequence.
+ * Fails: never. Thread-safe. */
+uint32_t fxt_utf8_cut(const char *s, uint32_t len, uint32_t max);
+
+/* Bytes an inline string occupies in its stream (0 for indexed and empty strings). */
+static inline uint32_t fxt_str_len(const struct fxt_str *s)
+{
+	if (s->index || !s->len)
+		return 0;
+	return s->len <= FXT_STRING_MAX_LEN ? s->len : fxt_utf8_cut(s->s, s->len, FXT_STRING_MAX_LEN);
+}
+
+/* The 16-bit string ref: index, 0x8000 | inline length, or 0. */
+static inline uint16_t fxt_str_ref(const struct fxt_str *s)
+{
+	if (s->index)
+		return s->index;
+	uint32_t n = fxt_str_len(s);
+	return n ? (uint16_t)(FXT_STRREF_INLINE | n) : 0;
+}
+
+/* Words of the inline stream (0 when indexed or empty). */
+static inline uint32_t fxt_str_words(const struct fxt_str *s)
+{
+	return fxt_pad_words(fxt_str_len(s));
+}
+
+/* ---- thread refs (trace-format.md#thread-references) ---- */
+
+/* index != 0: indexed (registered by a thread record); 0: pid and tid koids inline. */
+struct fxt_thread {
+	uint8_t index; /* in [0,255] */
+	uint64_t pid, tid;
+};
+
+static inline struct fxt_thread fxt_thread_idx(uint8_t index /* in [1,255] */)
+{
+	return (struct fxt_thread){ .index = index };
+}
+
+static inline struct fxt_thread fxt_thread_inl(uint64_t pid, uint64_t tid)
+{
+	return (struct fxt_thread){ .pid = pid, .tid = tid };
+}
+
+/* ---- arguments (trace-format.md#argument-types) ---- */
+
+struct fxt_warg {
+	unsigned type; /* enum fxt_arg_type, in [0,9] */
+	struct fxt_str name;
+	union {
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64; /* also pointer and koid */
+		double d;
+		struct fxt_str str;
+		int b;
+	} v;
+};
+
+static inline struct fxt_warg fxt_arg_null(struct fxt_str name)
+{
+	return (struct fxt_warg){ .type = FXT_AT_NULL, .name = name };
+}
+static inline struct fxt_warg fxt_arg_int32(struct fxt_str name, int32_t v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_INT32, .name = name, .v.i32 = v };
+}
+static inline struct fxt_warg fxt_arg_uint32(struct fxt_str name, uint32_t v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_UINT32, .name = name, .v.u32 = v };
+}
+static inline struct fxt_warg fxt_arg_int64(struct fxt_str name, int64_t v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_INT64, .name = name, .v.i64 = v };
+}
+static inline struct fxt_warg fxt_arg_uint64(struct fxt_str name, uint64_t v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_UINT64, .name = name, .v.u64 = v };
+}
+static inline struct fxt_warg fxt_arg_double(struct fxt_str name, double v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_DOUBLE, .name = name, .v.d = v };
+}
+static inline struct fxt_warg fxt_arg_string(struct fxt_str name, struct fxt_str v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_STRING, .name = name, .v.str = v };
+}
+static inline struct fxt_warg fxt_arg_pointer(struct fxt_str name, uint64_t v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_POINTER, .name = name, .v.u64 = v };
+}
+static inline struct fxt_warg fxt_arg_koid(struct fxt_str name, uint64_t v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_KOID, .name = name, .v.u64 = v };
+}
+static inline struct fxt_warg fxt_arg_bool(struct fxt_str name, int v)
+{
+	return (struct fxt_warg){ .type = FXT_AT_BOOL, .name = name, .v.b = v };
+}
+
+/* Words of one argument (header, inline name, value); 0 if it cannot be encoded. */
+uint32_t fxt_arg_words(const struct fxt_warg *a);
+
+/* ---- header builders (inline: constant-fold on hot paths) ---- */
+
+/* trace-format.md#record-header */
+static inline uint64_t fxt_record_hdr(unsigned type /* in [0,15] */, uint32_t words /* in [1,4095] */)
+{
+	return fxt_field_prep(FXT_RECORD_TYPE, type) | fxt_field_prep(FXT_RECORD_SIZE, words);
+}
+
+/* trace-format.md#event-record: the one header builder of all 11 event types. */
+static inline uint64_t fxt_event_hdr(unsigned type /* enum fxt_event_type, in [0,10] */,
+				     unsigned nargs /* in [0,15] */,
+				     unsigned thread_ref /* in [0,255], 0 = inline */,
+				     unsigned cat_ref /* string ref, 16 bits */,
+				     unsigned name_ref /* string ref, 16 bits */,
+				     uint32_t words /* in [2,4095] */)
+{
+	return fxt_record_hdr(FXT_RT_EVENT, words) | fxt_field_prep(FXT_EVENT_TYPE, type) |
+	       fxt_field_prep(FXT_EVENT_ARG_CNT, nargs) |
+	       fxt_field_prep(FXT_EVENT_THREAD_REF, thread_ref) |
+	       fxt_field_prep(FXT_EVENT_CATEGORY_REF, cat_ref) |
+	       fxt_field_prep(FXT_EVENT_NAME_REF, name_ref);
+}
+
+/* trace-format.md#duration-complete-event, the preload's hot path: indexed thread, indexed (or
+ * empty) category and name, no arguments: exactly FXT_COMPLETE3_WORDS words. Build the header
+ * once with fxt_complete3_hdr(); then each event is two stores and the release store. */
+#define FXT_COMPLETE3_WORDS 3u
+
+static inline uint64_t fxt_complete3_hdr(unsigned thread_index /* in [1,255] */,
+					 unsigned cat_index /* in [0,32767] */,
+					 unsigned name_index /* in [0,32767] */)
+{
+	return fxt_event_hdr(FXT_ET_DURATION_COMPLETE, 0, thread_index, cat_index, name_index,
+			     FXT_COMPLETE3_WORDS);
+}
+
+/* Writes the 3-word event at dst (reserved, dst[0] zero) and commits it. Fails: never.
+ * Async-signal-safe; not thread-safe with respect to dst. */
+static inline void fxt_complete3_write(uint64_t *dst, uint64_t hdr, uint64_t start, uint64_t end)
+{
+	dst[1] = start;
+	dst[2] = end;
+	__atomic_store_n(dst, hdr, __ATOMIC_RELEASE);
+}
+
+/* ---- metadata records (trace-format.md#metadata-record) ---- */
+
+/* trace-format.md#magic-number-record: 1 word, 10 00 04 46 78 54 16 00 in memory. */
+int fxt_magic_write(uint64_t *dst);
+
+/* trace-format.md#provider-info-metadata: name cut to 255 bytes (UTF-8 boundary). */
+uint32_t fxt_provider_info_words(const char *name, uint32_t len);
+int fxt_provider_info_write(uint64_t *dst, uint32_t provider_id /* 32 bits */, const char *name,
+			    uint32_t len);
+
+/* trace-format.md#provider-section-metadata: 1 word. */
+int fxt_provider_section_write(uint64_t *dst, uint32_t provider_id /* 32 bits */);
+
+/* trace-format.md#provider-event-metadata: 1 word. */
+int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id /* 32 bits */,
+			     unsigned event_id /* enum fxt_provider_event, in [0,15] */);
+
+/* ---- trace-format.md#initialization-record: 2 words ---- */
+int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second);
+
+/* ---- trace-format.md#string-record: s cut to 32000 bytes (UTF-8 boundary) ---- */
+uint32_t fxt_string_words(const char *s, uint32_t len);
+int fxt_string_write(uint64_t *dst, uint16_t index /* in [1,32767] */, const char *s, uint32_t len);
+
+/* ---- trace-format.md#thread-record: 3 words ---- */
+#define FXT_THREAD_WORDS 3u
+int fxt_thread_write(uint64_t *dst, uint8_t index /* in [1,255] */, uint64_t pid, uint64_t tid);
+
+/* ---- trace-format.md#event-record ---- */
+
+struct fxt_event {
+	unsigned type; /* enum fxt_event_type, in [0,10] */
+	struct fxt_thread thread;
+	struct fxt_str category, name;
+	uint64_t ts;
+	const struct fxt_warg *args;
+	unsigned nargs; /* in [0,15] */
+	/* Event-type specific word: counter id (counter), end ts (complete), async correlation id
+	 * (async begin/instant/end), flow correlation id (flow begin/step/end); unused otherwise. */
+	uint64_t extra;
+};
+
+uint32_t fxt_event_words(const struct fxt_event *e);
+int fxt_event_write(uint64_t *dst, const struct fxt_event *e);
+
+/* Thin callers: each fills a struct fxt_event of one type (no arguments: set .args/.nargs). */
+#define FXT_EVENT_INIT(ty, th, cat, nm, t, x)                                                       \
+	((struct fxt_event){ .type = (ty), .thread = (th), .category = (cat), .name = (nm),         \
+			     .ts = (t), .extra = (x) })
+static inline struct fxt_event fxt_ev_instant(struct fxt_thread th, struct fxt_str cat,
+					      struct fxt_str name, uint64_t ts)
+{
+	return FXT_EVENT_INIT(FXT_ET_INSTANT, th, cat, name, ts, 0);
+}
+static inline struct fxt_event fxt_ev_counter(struct fxt_thread th, struct fxt_str cat,
+					      struct fxt_str name, uint64_t ts, uint64_t counter_id)
+{
+	return FXT_EVENT_INIT(FXT_ET_COUNTER, th, cat, name, ts, counter_id);
+}
+static inline struct fxt_event fxt_ev_begin(struct fxt_thread th, struct fxt_str cat,
+					    struct fxt_str name, uint64_t ts)
+{
+	return FXT_EVENT_INIT(FXT_ET_DURATION_BEGIN, th, cat, name, ts, 0);
+}
+static inline struct fxt_event fxt_ev_end(struct fxt_thread th, struct fxt_str cat,
+					  struct fxt_str name, uint64_t ts)
+{
+	return FXT_EVENT_INIT(FXT_ET_DURATION_END, th, cat, name, ts, 0);
+}
+static inline struct fxt_event fxt_ev_complete(struct fxt_thread th, struct fxt_str cat,
+					       struct fxt_str name, uint64_t start, uint64_t end)
+{
+	return FXT_EVENT_INIT(FXT_ET_DURATION_COMPLETE, th, cat, name, start, end);
+}
+static inline struct fxt_event fxt_ev_async_begin(struct fxt_thread th, struct fxt_str cat,
+						  struct fxt_str name, uint64_t ts, uint64_t id)
+{
+	return FXT_EVENT_INIT(FXT_ET_ASYNC_BEGIN, th, cat, name, ts, id);
+}
+static inline struct fxt_event fxt_ev_async_instant(struct fxt_thread th, struct fxt_str cat,
+						    struct fxt_str name, uint64_t ts, uint64_t id)
+{
+	return FXT_EVENT_INIT(FXT_ET_ASYNC_INSTANT, th, cat, name, ts, id);
+}
+static inline struct fxt_event fxt_ev_async_end(struct fxt_thread th, struct fxt_str cat,
+						struct fxt_str name, uint64_t ts, uint64_t id)
+{
+	return FXT_EVENT_INIT(FXT_ET_ASYNC_END, th, cat, name, ts, id);
+}
+static inline struct fxt_event fxt_ev_flow_begin(struct fxt_thread th, struct fxt_str cat,
+						 struct fxt_str name, uint64_t ts, uint64_t id)
+{
+	return FXT_EVENT_INIT(FXT_ET_FLOW_BEGIN, th, cat, name, ts, id);
+}
+static inline struct fxt_event fxt_ev_flow_step(struct fxt_thread th, struct fxt_str cat,
+						struct fxt_str name, uint64_t ts, uint64_t id)
+{
+	return FXT_EVENT_INIT(FXT_ET_FLOW_STEP, th, cat, name, ts, id);
+}
+static inline struct fxt_event fxt_ev_flow_end(struct fxt_thread th, struct fxt_str cat,
+					       struct fxt_str name, uint64_t ts, uint64_t id)
+{
+	return FXT_EVENT_INIT(FXT_ET_FLOW_END, th, cat, name, ts, id);
+}
+
+/* ---- trace-format.md#blob-record ---- */
+struct fxt_blob {
+	struct fxt_str name;
+	unsigned type; /* enum fxt_blob_type, in [0,255] */
+	const void *data;
+	uint32_t size; /* bytes, in [0,32767] */
+};
+uint32_t fxt_blob_words(const struct fxt_blob *b);
+int fxt_blob_write(uint64_t *dst, const struct fxt_blob *b);
+
+/* ---- trace-format.md#userspace-object-record ---- */
+struct fxt_uobj {
+	uint64_t pointer;
+	struct fxt_thread process; /* inline: only .pid is written (the spec's process id word) */
+	struct fxt_str name;
+	const struct fxt_warg *args;
+	unsigned nargs; /* in [0,15] */
+};
+uint32_t fxt_uobj_words(const struct fxt_uobj *o);
+int fxt_uobj_write(uint64_t *dst, const struct fxt_uobj *o);
+
+/* ---- trace-format.md#kernel-object-record ---- */
+struct fxt_kobj {
+	unsigned obj_type; /* enum fxt_kobj_type (ZX_OBJ_TYPE_*), in [0,255] */
+	uint64_t koid;
+	struct fxt_str name;
+	const struct fxt_warg *args; /* convention: "process" koid for threads */
+	unsigned nargs; /* in [0,15] */
+};
+uint32_t fxt_kobj_words(const struct fxt_kobj *o);
+int fxt_kobj_write(uint64_t *dst, const struct fxt_kobj *o);
+
+/* ---- trace-format.md#scheduling-record ---- */
+struct fxt_cswitch {	/* context switch (scheduling type 1) */
+	unsigned cpu;	/* in [0,65535] */
+	unsigned out_state; /* thread state, in [0,15] */
+	uint64_t ts, out_tid, in_tid;
+	const struct fxt_warg *args;
+	unsigned nargs; /* in [0,15] */
+};
+uint32_t fxt_cswitch_words(const struct fxt_cswitch *s);
+int fxt_cswitch_write(uint64_t *dst, const struct fxt_cswitch *s);
+
+struct fxt_wakeup {	/* thread wakeup (scheduling type 2) */
+	unsigned cpu;	/* in [0,65535] */
+	uint64_t ts, waking_tid;
+	const struct fxt_warg *args;
+	unsigned nargs; /* in [0,15] */
+};
+uint32_t fxt_wakeup_words(const struct fxt_wakeup *s);
+int fxt_wakeup_write(uint64_t *dst, const struct fxt_wakeup *s);
+
+struct fxt_legacy_cswitch { /* legacy context switch (scheduling type 0) */
+	unsigned cpu;	    /* in [0,255] */
+	unsigned out_state; /* thread state, in [0,15] */
+	struct fxt_thread out, in;
+	unsigned out_prio, in_prio; /* in [0,255] */
+	uint64_t ts;
+};
+uint32_t fxt_legacy_cswitch_words(const struct fxt_legacy_cswitch *s);
+int fxt_legacy_cswitch_write(uint64_t *dst, const struct fxt_legacy_cswitch *s);
+
+/* ---- trace-format.md#log-record: message cut to 32000 bytes (UTF-8 boundary) ---- */
+struct fxt_log {
+	struct fxt_thread thread;
+	uint64_t ts;
+	const char *msg;
+	uint32_t len;
+};
+uint32_t fxt_log_words(const struct fxt_log *l);
+int fxt_log_write(uint64_t *dst, const struct fxt_log *l);
+
+/* ---- trace-format.md#large-blob-record (large header: size up to 2^32-1 words) ---- */
+struct fxt_large_blob {
+	unsigned format; /* enum fxt_lblob_format: 0 with metadata, 1 without */
+	struct fxt_str category, name;
+	/* format 0 only: */
+	struct fxt_thread thread;
+	uint64_t ts;
+	const struct fxt_warg *args;
+	unsigned nargs; /* in [0,15] */
+	/* payload: */
+	const void *data;
+	uint64_t size; /* bytes */
+};
+uint32_t fxt_large_blob_words(const struct fxt_large_blob *b);
+int fxt_large_blob_write(uint64_t *dst, const struct fxt_large_blob *b);
+
+#endif
