@@ -34,6 +34,9 @@ struct fxt_json {
 	int err, started;
 	uint64_t events;
 	struct ctab uobjs, open;
+	struct fxt_koids last;	/* thread of the last event and its rendered pid/tid */
+	char where[64];
+	size_t where_len;
 	struct fxt_record scratch; /* an end event's arguments, taken from its begin */
 	char buf[JBUF];
 };
@@ -48,6 +51,8 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 	j->pos = 0;
 	j->err = 0;
 	j->started = 0;
+	j->where_len = 0;
+	j->last = (struct fxt_koids){ 0, 0 };
 	j->events = 0;
 	if (ctab_init(&j->uobjs, sizeof(struct uobj))) {
 		free(j);
@@ -96,7 +101,7 @@ static inline char *room(struct fxt_json *j, size_t n)
 	return j->buf + j->pos;
 }
 
-static void put(struct fxt_json *j, const char *s, size_t n)
+static void put_slow(struct fxt_json *j, const char *s, size_t n)
 {
 	while (n) {
 		size_t c = n < JBUF / 2 ? n : JBUF / 2;
@@ -107,16 +112,40 @@ static void put(struct fxt_json *j, const char *s, size_t n)
 	}
 }
 
+/* Inline so that constant-size copies become a few moves. */
+static inline void put(struct fxt_json *j, const char *s, size_t n)
+{
+	if (__builtin_expect(n <= JBUF - j->pos, 1)) {
+		memcpy(j->buf + j->pos, s, n);
+		j->pos += n;
+	} else {
+		put_slow(j, s, n);
+	}
+}
+
 #define PUTS(j, lit) put(j, lit, sizeof(lit) - 1)
 
 static void put_u64(struct fxt_json *j, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+				    "31323334353637383940414243444546474849505152535455565758596061"
+				    "62636465666768697071727374757677787980818283848586878889909192"
+				    "93949596979899";
 	char tmp[20], *e = tmp + sizeof(tmp), *p = e;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put(j, p, (size_t)(e - p));
+
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + v % 100 * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	memcpy(room(j, 20), p, (size_t)(e - p));
+	j->pos += (size_t)(e - p);
 }
 
 static void put_i64(struct fxt_json *j, int64_t v)
@@ -332,10 +361,13 @@ static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids
 {
 	PUTS(j, ",\"ts\":");
 	put_us(j, ts_ns);
-	PUTS(j, ",\"pid\":");
-	put_u64(j, k->pid);
-	PUTS(j, ",\"tid\":");
-	put_u64(j, k->tid);
+	if (k->pid != j->last.pid || k->tid != j->last.tid || !j->where_len) {
+		int n = snprintf(j->where, sizeof(j->where), ",\"pid\":%llu,\"tid\":%llu",
+				 (unsigned long long)k->pid, (unsigned long long)k->tid);
+		j->where_len = (size_t)n;
+		j->last = *k;
+	}
+	put(j, j->where, j->where_len);
 }
 
 /* Begin: keeps a copy of its arguments on the thread's stack. */
