@@ -112,6 +112,7 @@ struct fxtp_ctx {
 	uint64_t min_ticks;		/* FXT_MIN_DURATION in ticks, 0: off */
 	char *filter, *exclude;		/* comma-separated fnmatch globs, or NULL */
 	int output_set;			/* FXT_OUTPUT given */
+	int parent_traced;		/* the parent runs the tracer too: FXT_OUTPUT.<pid> */
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */
 };
 extern struct fxtp_ctx fxtp;

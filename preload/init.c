@@ -8,7 +8,9 @@
  * Environment (read once, in the constructor):
  *   FXT_OUTPUT        archive path (default: fxtauto.<pid>.fxt in the working directory at
  *                     start). A fork child writes FXT_OUTPUT.<childpid> (default name: its own
- *                     fxtauto.<childpid>.fxt). Written as <path>.tmp, then renamed.
+ *                     fxtauto.<childpid>.fxt), and so does a program started by a traced
+ *                     parent (fork + exec, system, posix_spawn). Written as <path>.tmp, then
+ *                     renamed.
  *   FXT_BUFFER_SIZE   bytes of the trace buffer per process, with an optional K, M or G suffix
  *                     (powers of 1024): 1M .. 64G, default 64M. When it fills, later records
  *                     are dropped and counted, and the archive says so (buffer-full event).
@@ -22,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -197,6 +200,28 @@ static uint64_t ticks_per_second(void)
 			  (ns - fxtp.t0_ns));
 }
 
+/* Whether the parent process runs this library too (then this process is a traced program's
+ * child that exec'd, and FXT_OUTPUT belongs to the parent): looks for our own file in the
+ * parent's memory map. */
+static int parent_is_traced(void)
+{
+	Dl_info self;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+	if (!dladdr((void *)parent_is_traced, &self) || !self.dli_fname || !*self.dli_fname)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)getppid());
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && getline(&line, &cap, f) > 0)
+		found = strstr(line, self.dli_fname) != NULL;
+	free(line);
+	fclose(f);
+	return found;
+}
+
 /* ---- buffer ---- */
 
 /* Copies the string records of the durable area `from` into the current buffer (fork child:
@@ -263,7 +288,7 @@ int fxtp_open_buffer(void)
 	snprintf(def, sizeof(def), "fxtauto.%d.fxt", (int)fxtp.pid);
 	if (!fxtp.output_set)
 		absolute(def, fxtp.out_path, sizeof(fxtp.out_path));
-	else if (old_map)
+	else if (old_map || fxtp.parent_traced)
 		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%.4000s.%d", fxtp.output_opt,
 			 (int)fxtp.pid);
 	else
@@ -373,6 +398,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 	if (read_options() < 0)
 		goto out;
 	snprintf(fxtp.prog, sizeof(fxtp.prog), "%s", program_invocation_short_name);
+	fxtp.parent_traced = fxtp.output_set && parent_is_traced();
 	fxtp.use_tsc = invariant_tsc();
 	fxtp.t0_ticks = fxtp_now();
 	fxtp.t0_ns = mono_ns();
