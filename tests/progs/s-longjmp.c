@@ -1,7 +1,8 @@
-/* longjmp out of nested instrumented calls, 1000 times: no exit hook runs for the abandoned
+/* longjmp out of nested instrumented calls, 1500 times: no exit hook runs for the abandoned
  * frames, so the tracer must close them before the next call starts (or when the function
- * holding the setjmp returns). Calls: main 1, catcher 500, level1 1000, level2 1000,
- * level3 1000, jump 1000, after 1000. */
+ * holding the setjmp returns). The last 500 jumps land where the next call is made from the
+ * very same call site and stack pointer as the abandoned one, with no call in between.
+ * Calls: main 1, catcher 500, level1 1500, level2 1500, level3 1500, jump 1500, after 1000. */
 /* SPDX-License-Identifier: MIT */
 #include <setjmp.h>
 #include <stdio.h>
@@ -53,6 +54,9 @@ int main(void)
 			after(), jumps++;
 		jumps += catcher();
 	}
-	printf("s-longjmp: %d jumps\n", jumps);
+	for (volatile int i = 0; i < 500; i++)	/* volatile: it lives across the jumps */
+		if (setjmp(env) == 0)
+			level1();
+	printf("s-longjmp: %d + 500 jumps\n", jumps);
 	return 0;
 }
