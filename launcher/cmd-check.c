@@ -32,19 +32,22 @@ struct thread_state {
 	size_t nspans, capspans;
 };
 
-/* Open async/flow ids per provider: id → offset of the opening record. */
-struct open_id {
+/* Async/flow ids per provider: how often each was begun, ended and used. Pairing is checked
+ * at the end, not in file order: chunks of different threads interleave in the archive, so an
+ * id ended on another thread may come before its begin. */
+struct id_count {
 	uint32_t provider;
 	unsigned kind; /* 0 async, 1 flow */
 	uint64_t id;
-	uint64_t offset;
+	uint64_t offset; /* first record with this id */
+	uint64_t begins, ends;
 	int used;
 };
 
 struct checker {
 	struct thread_state *threads;
 	size_t nthreads, capthreads, last_thread;
-	struct open_id *ids; /* open addressing */
+	struct id_count *ids; /* open addressing, never deleted */
 	size_t capids, nids;
 	uint64_t by_type[16], events, providers;
 	char problem[256];
@@ -143,65 +146,43 @@ static void check_complete(struct checker *ck, struct thread_state *t, const str
 	t->spans[i] = (struct span){ s, e };
 }
 
-static struct open_id *id_slot(struct checker *ck, uint32_t provider, unsigned kind, uint64_t id)
+static struct id_count *id_slot(struct checker *ck, uint32_t provider, unsigned kind, uint64_t id)
 {
 	if ((ck->nids + 1) * 2 > ck->capids) {
 		size_t oldcap = ck->capids;
-		struct open_id *old = ck->ids;
+		struct id_count *old = ck->ids;
 		ck->capids = oldcap ? oldcap * 2 : 64;
 		ck->ids = calloc(ck->capids, sizeof(*ck->ids));
 		if (!ck->ids) {
 			fprintf(stderr, "fxt check: out of memory\n");
 			exit(2);
 		}
-		ck->nids = 0;
 		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].used == 1) {
-				struct open_id *n = id_slot(ck, old[i].provider, old[i].kind, old[i].id);
-				*n = old[i];
-				ck->nids++;
-			}
+			if (old[i].used)
+				*id_slot(ck, old[i].provider, old[i].kind, old[i].id) = old[i];
 		free(old);
 	}
 	size_t h = (size_t)((id * 0x9e3779b97f4a7c15ULL) ^ provider ^ ((uint64_t)kind << 40)) & (ck->capids - 1);
-	struct open_id *tomb = NULL;
 	for (;; h = (h + 1) & (ck->capids - 1)) {
-		struct open_id *o = &ck->ids[h];
-		if (o->used == 0)
-			return tomb ? tomb : o;
-		if (o->used == 2) {
-			if (!tomb)
-				tomb = o;
-			continue;
+		struct id_count *o = &ck->ids[h];
+		if (!o->used) {
+			*o = (struct id_count){ provider, kind, id, 0, 0, 0, 1 };
+			ck->nids++;
+			return o;
 		}
 		if (o->provider == provider && o->kind == kind && o->id == id)
 			return o;
 	}
 }
 
-static void open_id(struct checker *ck, const struct fxt_record *rec, unsigned kind)
+/* Counts one async/flow record: delta_begin/delta_end are 0 or 1. */
+static void count_id(struct checker *ck, const struct fxt_record *rec, unsigned kind, int begin, int end)
 {
-	struct open_id *o = id_slot(ck, rec->provider_id, kind, rec->u.event.id);
-	if (o->used == 1) {
-		problem(ck, rec->offset, "%s id %" PRIu64 " begun twice", kind ? "flow" : "async", rec->u.event.id);
-		return;
-	}
-	*o = (struct open_id){ rec->provider_id, kind, rec->u.event.id, rec->offset, 1 };
-	ck->nids++;
-}
-
-static void use_id(struct checker *ck, const struct fxt_record *rec, unsigned kind, int closes)
-{
-	struct open_id *o = id_slot(ck, rec->provider_id, kind, rec->u.event.id);
-	if (o->used != 1) {
-		problem(ck, rec->offset, "%s id %" PRIu64 " used without a begin", kind ? "flow" : "async",
-			rec->u.event.id);
-		return;
-	}
-	if (closes) {
-		o->used = 2;
-		ck->nids--;
-	}
+	struct id_count *o = id_slot(ck, rec->provider_id, kind, rec->u.event.id);
+	if (!o->begins && !o->ends && !o->offset)
+		o->offset = rec->offset;
+	o->begins += (uint64_t)begin;
+	o->ends += (uint64_t)end;
 }
 
 static void check_event(struct checker *ck, const struct fxt_record *rec)
@@ -224,12 +205,12 @@ static void check_event(struct checker *ck, const struct fxt_record *rec)
 	case FXT_ET_DURATION_COMPLETE:
 		check_complete(ck, thread_of(ck, rec->provider_id, rec->u.event.thread), rec);
 		break;
-	case FXT_ET_ASYNC_BEGIN: open_id(ck, rec, 0); break;
-	case FXT_ET_ASYNC_INSTANT: use_id(ck, rec, 0, 0); break;
-	case FXT_ET_ASYNC_END: use_id(ck, rec, 0, 1); break;
-	case FXT_ET_FLOW_BEGIN: open_id(ck, rec, 1); break;
-	case FXT_ET_FLOW_STEP: use_id(ck, rec, 1, 0); break;
-	case FXT_ET_FLOW_END: use_id(ck, rec, 1, 1); break;
+	case FXT_ET_ASYNC_BEGIN: count_id(ck, rec, 0, 1, 0); break;
+	case FXT_ET_ASYNC_INSTANT: count_id(ck, rec, 0, 0, 0); break;
+	case FXT_ET_ASYNC_END: count_id(ck, rec, 0, 0, 1); break;
+	case FXT_ET_FLOW_BEGIN: count_id(ck, rec, 1, 1, 0); break;
+	case FXT_ET_FLOW_STEP: count_id(ck, rec, 1, 0, 0); break;
+	case FXT_ET_FLOW_END: count_id(ck, rec, 1, 0, 1); break;
 	}
 }
 
@@ -239,10 +220,17 @@ static void finish(struct checker *ck)
 		if (ck->threads[i].nbegins)
 			problem(ck, ck->threads[i].begins[ck->threads[i].nbegins - 1],
 				"duration begin never ended (thread %" PRIu64 ")", ck->threads[i].tid);
-	for (size_t i = 0; i < ck->capids && !ck->failed; i++)
-		if (ck->ids[i].used == 1)
-			problem(ck, ck->ids[i].offset, "%s id %" PRIu64 " begun but never ended",
-				ck->ids[i].kind ? "flow" : "async", ck->ids[i].id);
+	for (size_t i = 0; i < ck->capids && !ck->failed; i++) {
+		const struct id_count *o = &ck->ids[i];
+		const char *kind = o->kind ? "flow" : "async";
+		if (!o->used)
+			continue;
+		if (!o->begins)
+			problem(ck, o->offset, "%s id %" PRIu64 " used without a begin", kind, o->id);
+		else if (o->begins != o->ends)
+			problem(ck, o->offset, "%s id %" PRIu64 " begun %" PRIu64 " times, ended %" PRIu64 " times",
+				kind, o->id, o->begins, o->ends);
+	}
 }
 
 static void summary(const struct checker *ck, const struct fxt_reader *r)
