@@ -18,6 +18,7 @@
 
 #include "preload/fxtp.h"
 #include "writer/fields.h"
+#include "writer/records.h"
 
 FXTP_TLS struct fxtp_thread fxtp_self;
 
@@ -92,10 +93,7 @@ static void start_writer(struct fxtp_thread *t, uint32_t index, int first_use)
 		}
 	}
 	fxt_chunk_init(&t->w, &fxtp.buf, index && !first_use ? rec : NULL);
-	t->hdr_base = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
-		      fxt_field_prep(FXT_RECORD_SIZE, 3) |
-		      fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
-		      fxt_field_prep(FXT_EVENT_THREAD_REF, index);
+	t->hdr_base = fxt_complete3_hdr(index, 0, 0);
 	t->fastlimit = index && !fxtp.min_ticks && fxtp.use_tsc ? 0x8000u : 0;
 }
 

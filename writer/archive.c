@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "writer/fields.h"
+#include "writer/records.h"
 
 /* Words of the committed record at p[0] (at most `room`), or 0 when there is none. */
 static uint64_t record_words(const uint64_t *p, size_t room)
@@ -58,14 +59,6 @@ int fxt_archive_emit_records(const uint64_t *p, size_t words, uint64_t cutoff,
 	return 0;
 }
 
-/* trace-format.md#metadata-record: provider info (type 1), section (2), event (3). */
-static uint64_t meta_hdr(uint64_t words, unsigned meta_type, uint32_t provider_id)
-{
-	return fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_METADATA) |
-	       fxt_field_prep(FXT_RECORD_SIZE, words) | fxt_field_prep(FXT_META_TYPE, meta_type) |
-	       fxt_field_prep(FXT_META_PROVIDER_ID, provider_id);
-}
-
 static int emit_chunks(const struct fxt_buf *b, fxt_archive_emit_fn emit, void *ctx)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
@@ -86,42 +79,31 @@ static int emit_chunks(const struct fxt_buf *b, fxt_archive_emit_fn emit, void *
 	return 0;
 }
 
+/* Emits the n words a records.h writer just built in rec (n < 0: its error). */
+static int emit_built(fxt_archive_emit_fn emit, void *ctx, const uint64_t *rec, int n)
+{
+	return n < 0 ? n : emit(ctx, rec, (size_t)n * 8);
+}
+
 int fxt_archive_write(const struct fxt_buf *b, const struct fxt_archive_info *info,
 		      fxt_archive_emit_fn emit, void *ctx)
 {
 	if (!b || !b->hdr || !info || !emit)
 		return -EINVAL;
 	const struct fxt_buf_hdr *h = b->hdr;
+	uint64_t rec[1 + 32];	/* the largest: provider info with a 255-byte name */
 	int rc;
 
-	if (info->with_magic) {
-		uint64_t magic = FXT_MAGIC_RECORD;
-		if ((rc = emit(ctx, &magic, 8)) < 0)
-			return rc;
-	}
-
-	/* Provider info: header + name stream (at most 255 bytes = 32 words). */
-	uint64_t rec[1 + 32];
+	if (info->with_magic && (rc = emit_built(emit, ctx, rec, fxt_magic_write(rec))) < 0)
+		return rc;
 	const char *name = info->provider_name ? info->provider_name : "";
-	size_t len = strnlen(name, FXT_FIELD_MAX(FXT_META_NAME_LEN));
-	uint32_t nw = fxt_pad_words((uint32_t)len);
-	memset(rec, 0, sizeof(rec));
-	rec[0] = meta_hdr(1 + nw, FXT_MT_PROVIDER_INFO, info->provider_id) |
-		 fxt_field_prep(FXT_META_NAME_LEN, len);
-	memcpy(&rec[1], name, len);
-	if ((rc = emit(ctx, rec, (1 + nw) * 8)) < 0)
+	uint32_t len = (uint32_t)strnlen(name, FXT_FIELD_MAX(FXT_META_NAME_LEN));
+	if ((rc = emit_built(emit, ctx, rec,
+			     fxt_provider_info_write(rec, info->provider_id, name, len))) < 0 ||
+	    (rc = emit_built(emit, ctx, rec, fxt_provider_section_write(rec, info->provider_id))) < 0)
 		return rc;
-
-	rec[0] = meta_hdr(1, FXT_MT_PROVIDER_SECTION, info->provider_id);
-	if ((rc = emit(ctx, rec, 8)) < 0)
-		return rc;
-
-	/* trace-format.md#initialization-record */
 	uint64_t tps = info->ticks_per_second ? info->ticks_per_second : h->ticks_per_second;
-	rec[0] = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_INITIALIZATION) |
-		 fxt_field_prep(FXT_RECORD_SIZE, 2);
-	rec[1] = tps ? tps : 1000000000ULL;
-	if ((rc = emit(ctx, rec, 16)) < 0)
+	if ((rc = emit_built(emit, ctx, rec, fxt_init_write(rec, tps ? tps : 1000000000ULL))) < 0)
 		return rc;
 
 	uint64_t used = atomic_load_explicit(&((struct fxt_buf_hdr *)h)->durable_used,
@@ -134,11 +116,9 @@ int fxt_archive_write(const struct fxt_buf *b, const struct fxt_archive_info *in
 	if ((rc = emit_chunks(b, emit, ctx)) < 0)
 		return rc;
 
-	if (atomic_load_explicit(&((struct fxt_buf_hdr *)h)->dropped, memory_order_relaxed)) {
-		rec[0] = meta_hdr(1, FXT_MT_PROVIDER_EVENT, info->provider_id) |
-			 fxt_field_prep(FXT_META_EVENT_ID, FXT_PE_BUFFER_OVERFLOW);
-		if ((rc = emit(ctx, rec, 8)) < 0)
-			return rc;
-	}
+	if (atomic_load_explicit(&((struct fxt_buf_hdr *)h)->dropped, memory_order_relaxed) &&
+	    (rc = emit_built(emit, ctx, rec, fxt_provider_event_write(rec, info->provider_id,
+								       FXT_PE_BUFFER_OVERFLOW))) < 0)
+		return rc;
 	return 0;
 }
