@@ -10,8 +10,6 @@
 
 #include "preload/fxtp.h"
 
-extern pthread_mutex_t fxtp_names_lock;
-
 static void prepare(void)
 {
 	pthread_mutex_lock(&fxtp_names_lock);

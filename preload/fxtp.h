@@ -19,11 +19,13 @@
 #define FXTP_TLS __thread __attribute__((tls_model("initial-exec")))
 #define FXTP_EXPORT __attribute__((visibility("default"), no_instrument_function))
 
-/* Global state: hooks do nothing unless RUNNING (one relaxed load). */
+/* Global state. Slow paths and wrappers do nothing unless RUNNING; the hooks' fast path does not
+ * read it (a thread is only set up while RUNNING, and what it writes after STOPPING lands in a
+ * buffer already archived, or is left out by the stop time). */
 enum fxtp_state {
 	FXTP_STATE_SETUP = 0,	 /* constructor not done (or tracing refused: stays here) */
 	FXTP_STATE_RUNNING = 1,	 /* hooks record */
-	FXTP_STATE_STOPPING = 2, /* the archive is being or has been written: hooks return */
+	FXTP_STATE_STOPPING = 2, /* the archive is being or has been written */
 };
 extern int fxtp_state;
 
@@ -56,7 +58,7 @@ struct fxtp_cache_ent {
 /* Per-thread state: lives in TLS, listed in the thread registry (thread.c) while alive. */
 struct fxtp_thread {
 	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it */
-	int dead;			/* past the key destructor (or inherited by fork): no tracing */
+	int dead;			/* past the key destructor, or setup failed: no tracing */
 	struct fxtp_frame *top;		/* next free frame */
 	struct fxtp_frame *limit;	/* entry takes the fast path below it: min(end, depth_cap),
 					 * base without TSC, NULL until set up */
@@ -168,6 +170,8 @@ const char *fxtp_name_slot(uint32_t v, uint32_t *len);
 int fxtp_names_init(void);
 /* Index of a string that is not a function name, with its string record; 0: write it inline. */
 uint32_t fxtp_name_index(const char *s, uint32_t len);
+/* Serializes interning (and fork: held across it by the atfork handlers). */
+extern pthread_mutex_t fxtp_names_lock;
 
 /* ---- emit.c: durable records ---- */
 int fxtp_emit_string(uint32_t index, const char *s, uint32_t len);
