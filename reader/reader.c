@@ -44,9 +44,9 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
 
 static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 {
-	if (!(r->flags & FXT_READER_STRICT) || fxt_utf8_valid(s, len))
+	if (fxt_utf8_valid(s, len))
 		return 0;
-	return fxt_fail(r, "string is not valid UTF-8");
+	return violation(r, "string is not valid UTF-8, length", len);
 }
 
 /* Resolves a 16-bit string ref, taking an inline stream from the cursor. */
@@ -63,10 +63,13 @@ static int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, s
 			return fxt_fail(r, "inline string of %u bytes runs past the record end", out->len);
 		return check_utf8(r, out->s, out->len);
 	}
-	*out = r->cur->strings[ref];
-	if (out->s)
+	const struct fxt_sv *s = fxt_string_get(r, ref);
+	if (s) {
+		*out = *s;
 		return 0;
+	}
 	out->s = "";
+	out->len = 0;
 	return violation(r, "string ref to an unregistered index", ref);
 }
 
@@ -78,8 +81,9 @@ static int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, s
 			return fxt_fail(r, "inline thread runs past the record end");
 		return 0;
 	}
-	if (r->cur->thread_set[ref]) {
-		*out = r->cur->threads[ref];
+	const struct fxt_koids *k = fxt_thread_get(r, ref);
+	if (k) {
+		*out = *k;
 		return 0;
 	}
 	out->pid = out->tid = 0;
@@ -105,7 +109,7 @@ static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 		arg->type = (unsigned)fxt_field_get(FXT_ARG_TYPE, h);
 		if (read_sref(r, &a, (unsigned)fxt_field_get(FXT_ARG_NAME_REF, h), &arg->name))
 			return -1;
-		uint64_t used = FXT_BITS(0, 31), value_words = 0;
+		uint64_t used = FXT_BITS(0, 31);
 		switch (arg->type) {
 		case FXT_AT_NULL:
 			break;
@@ -124,7 +128,6 @@ static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 		case FXT_AT_KOID:
 			if (!fxt_cursor_u64(&a, &w))
 				return fxt_fail(r, "argument %u value runs past its size", i);
-			value_words = 1;
 			if (arg->type == FXT_AT_DOUBLE)
 				memcpy(&arg->v.dbl, &w, sizeof(w));
 			else
@@ -143,7 +146,6 @@ static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 			r->stats.unknown_skipped++;
 			continue;
 		}
-		(void)value_words;
 		if (check_reserved(r, h, used))
 			return -1;
 		if (fxt_cursor_left(&a) && violation(r, "argument size larger than its type needs", size))
@@ -218,30 +220,31 @@ static int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 {
 	uint16_t idx = (uint16_t)fxt_field_get(FXT_STRING_INDEX, h);
 	struct fxt_sv *s = &rec->u.string.str;
-	if (idx == 0)
-		return fxt_fail(r, "string record with index 0");
 	s->len = (uint32_t)fxt_field_get(FXT_STRING_LEN, h);
 	if (!fxt_cursor_bytes(c, s->len, &s->s))
 		return fxt_fail(r, "string of %u bytes runs past the record end", s->len);
 	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) || check_utf8(r, s->s, s->len))
 		return -1;
 	rec->u.string.index = idx;
-	r->cur->strings[idx] = *s;
+	if (idx == 0) /* the spec: such records must be ignored */
+		return violation(r, "string record for index 0", 0) ? -1 : 0;
+	if (fxt_string_set(r, idx, *s) < 0)
+		return fxt_fail(r, "out of memory for the string table");
 	return 1;
 }
 
 static int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	uint8_t idx = (uint8_t)fxt_field_get(FXT_THREAD_INDEX, h);
-	if (idx == 0)
-		return fxt_fail(r, "thread record with index 0");
 	if (!fxt_cursor_u64(c, &rec->u.thread.koids.pid) || !fxt_cursor_u64(c, &rec->u.thread.koids.tid))
 		return fxt_fail(r, "thread record shorter than 3 words");
 	if (check_reserved(r, h, FXT_BITS(0, 23)))
 		return -1;
 	rec->u.thread.index = idx;
-	r->cur->threads[idx] = rec->u.thread.koids;
-	r->cur->thread_set[idx] = 1;
+	if (idx == 0) /* the spec: such records must be ignored */
+		return violation(r, "thread record for index 0", 0) ? -1 : 0;
+	if (fxt_thread_set(r, idx, rec->u.thread.koids) < 0)
+		return fxt_fail(r, "out of memory for the thread table");
 	return 1;
 }
 
@@ -466,11 +469,9 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		}
 		if (got < 0)
 			return r->state = FXT_READ_CORRUPT;
-		if (got > 0 && fxt_cursor_left(&c) && (r->flags & FXT_READER_STRICT) &&
-		    type != FXT_RT_LARGE) {
-			fxt_fail(r, "record size %llu words is larger than its fields", (unsigned long long)words);
+		if (got > 0 && fxt_cursor_left(&c) &&
+		    violation(r, "record size larger than its fields need, words", words))
 			return r->state = FXT_READ_CORRUPT;
-		}
 		r->pos += words;
 		r->stats.records++;
 		r->stats.bytes += words * 8;

@@ -1,6 +1,7 @@
-/* Per-provider string and thread tables of the reader, provider names, UTF-8 validation and
- * tick-to-nanosecond conversion. Tables are calloc'ed per provider (untouched pages stay
- * unbacked); lookups are array indexing. One reader per thread. */
+/* Per-provider string and thread tables of the reader, provider lookup by id (open addressing),
+ * provider names, UTF-8 validation and tick-to-nanosecond conversion. Tables are allocated at
+ * their first registration (a 256-slot page of strings, the 255-slot thread table), so an
+ * archive naming many providers costs a few words per provider. One reader per thread. */
 /* SPDX-License-Identifier: MIT */
 #include "reader/internal.h"
 
@@ -8,50 +9,111 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void provider_clear(struct fxt_provider *p)
+{
+	if (p->strpages)
+		for (unsigned i = 0; i < FXT_STRPAGES; i++)
+			free(p->strpages[i]);
+	free(p->strpages);
+	free(p->threads);
+	p->strpages = NULL;
+	p->threads = NULL;
+	p->ticks_per_second = 0;
+}
+
+static size_t slot_of(uint32_t id, size_t cap)
+{
+	return (size_t)(((uint64_t)id * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+static struct fxt_provider **provider_slot(struct fxt_reader *r, uint32_t id)
+{
+	size_t i = slot_of(id, r->capproviders);
+	while (r->providers[i] && r->providers[i]->id != id)
+		i = (i + 1) & (r->capproviders - 1);
+	return &r->providers[i];
+}
+
+/* Keeps the table at most half full. */
+static int providers_grow(struct fxt_reader *r)
+{
+	if ((r->nproviders + 1) * 2 <= r->capproviders)
+		return 0;
+	size_t oldcap = r->capproviders, cap = oldcap ? oldcap * 2 : 8;
+	struct fxt_provider **old = r->providers, **n = calloc(cap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	r->providers = n;
+	r->capproviders = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			*provider_slot(r, old[i]->id) = old[i];
+	free(old);
+	return 0;
+}
+
 int fxt_provider_switch(struct fxt_reader *r, uint32_t id, int reset)
 {
 	if (r->cur && r->cur->id == id && !reset)
 		return 0;
-	for (size_t i = 0; i < r->nproviders; i++) {
-		struct fxt_provider *p = r->providers[i];
-		if (p->id != id)
-			continue;
-		if (reset) {
-			memset(p->strings, 0, sizeof(p->strings));
-			memset(p->thread_set, 0, sizeof(p->thread_set));
-			p->ticks_per_second = 0;
-		}
-		r->cur = p;
-		return 0;
-	}
-	struct fxt_provider *p = calloc(1, sizeof(*p));
-	struct fxt_provider **grown = realloc(r->providers, (r->nproviders + 1) * sizeof(*grown));
-	if (!p || !grown) {
-		free(p);
-		if (grown)
-			r->providers = grown;
+	if (providers_grow(r) < 0)
 		return -ENOMEM;
+	struct fxt_provider **slot = provider_slot(r, id);
+	if (!*slot) {
+		struct fxt_provider *p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->id = id;
+		p->name.s = "";
+		*slot = p;
+		r->nproviders++;
+	} else if (reset) {
+		provider_clear(*slot);
 	}
-	p->id = id;
-	p->name.s = "";
-	r->providers = grown;
-	r->providers[r->nproviders++] = p;
-	r->cur = p;
+	r->cur = *slot;
 	return 0;
 }
 
 void fxt_providers_free(struct fxt_reader *r)
 {
-	for (size_t i = 0; i < r->nproviders; i++)
-		free(r->providers[i]);
+	for (size_t i = 0; i < r->capproviders; i++)
+		if (r->providers[i]) {
+			provider_clear(r->providers[i]);
+			free(r->providers[i]);
+		}
 	free(r->providers);
+}
+
+int fxt_string_set(struct fxt_reader *r, unsigned idx, struct fxt_sv s)
+{
+	struct fxt_provider *p = r->cur;
+	if (!p->strpages && !(p->strpages = calloc(FXT_STRPAGES, sizeof(*p->strpages))))
+		return -ENOMEM;
+	struct fxt_sv **page = &p->strpages[idx >> FXT_STRPAGE_BITS];
+	if (!*page && !(*page = calloc(FXT_STRPAGE_SIZE, sizeof(**page))))
+		return -ENOMEM;
+	(*page)[idx & (FXT_STRPAGE_SIZE - 1)] = s;
+	return 0;
+}
+
+int fxt_thread_set(struct fxt_reader *r, unsigned idx, struct fxt_koids k)
+{
+	struct fxt_provider *p = r->cur;
+	if (!p->threads && !(p->threads = calloc(1, sizeof(*p->threads))))
+		return -ENOMEM;
+	p->threads->koids[idx] = k;
+	p->threads->set[idx] = 1;
+	return 0;
 }
 
 struct fxt_sv fxt_reader_provider_name(const struct fxt_reader *r, uint32_t provider_id)
 {
-	for (size_t i = 0; i < r->nproviders; i++)
-		if (r->providers[i]->id == provider_id)
-			return r->providers[i]->name;
+	if (r->capproviders) {
+		size_t i = slot_of(provider_id, r->capproviders);
+		for (; r->providers[i]; i = (i + 1) & (r->capproviders - 1))
+			if (r->providers[i]->id == provider_id)
+				return r->providers[i]->name;
+	}
 	return (struct fxt_sv){ "", 0 };
 }
 

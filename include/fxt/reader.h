@@ -180,6 +180,42 @@ struct fxt_sv fxt_reader_provider_name(const struct fxt_reader *r, uint32_t prov
  * (1 tick = 1 ns when there is none, as the spec says). */
 uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
 
+/* ---- Semantic validation (reader/validate.c) ----
+ * The rules that span records, fed one decoded record at a time in archive order: the magic
+ * number record first; duration begin/end balanced per thread, each end at or after its begin;
+ * complete events with end >= start that nest or are disjoint on their thread (exact for
+ * callees written before callers; never reports a pair that does not overlap); per provider,
+ * as many async (flow) ends as begins for each id, and no instant (step) of an id never begun.
+ * Ids are paired by count over the whole archive, not in file order (chunks of threads
+ * interleave, so an end may precede its begin in the file).
+ * Views of the records must stay valid until fxt_validator_free() (keep the reader open).
+ * One validator per thread. */
+struct fxt_validator;
+
+/* What the records fed so far hold. */
+struct fxt_validate_summary {
+	uint64_t by_type[16];	/* records per record type */
+	uint64_t events;	/* event records */
+	uint64_t providers;	/* distinct provider ids in provider info / section records */
+	uint64_t threads;	/* distinct (provider, pid, tid) of event records */
+	uint64_t strings;	/* string records */
+	uint64_t thread_records;
+};
+
+/* Returns 0 or -ENOMEM. */
+int fxt_validator_new(struct fxt_validator **out);
+void fxt_validator_free(struct fxt_validator *v);
+
+/* Checks one record. Returns 0, -EBADMSG when it breaks a rule (the first problem is kept:
+ * fxt_validator_problem(); later calls return -EBADMSG at once), or -ENOMEM. */
+int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec);
+
+/* The end-of-archive rules (no open duration, async or flow). Same returns. */
+int fxt_validator_finish(struct fxt_validator *v);
+
+const struct fxt_read_error *fxt_validator_problem(const struct fxt_validator *v);
+const struct fxt_validate_summary *fxt_validator_summary(const struct fxt_validator *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,393 @@
+/* Semantic validation of an archive (fxt/reader.h, fxt_validator_*): the rules that span
+ * records. Per (provider, pid, tid): a stack of open duration begins and the disjoint "roots"
+ * of the complete events seen so far (a later event must contain, sit inside or miss each of
+ * them); per (provider, kind, id): async/flow records counted by step. Hash tables with
+ * open addressing; amortized O(1) per record; no output, no exit. One validator per thread. */
+/* SPDX-License-Identifier: MIT */
+#include "fxt/reader.h"
+#include "writer/fields.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Roots kept per thread: when full, the older half is forgotten. Forgetting can only hide an
+ * overlap with a forgotten event, never report one that is not there. */
+#define MAX_ROOTS 4096u
+
+struct span {
+	uint64_t start, end;
+};
+
+struct begin {
+	uint64_t ts, offset;
+};
+
+struct vthread {
+	uint32_t provider;
+	int used;
+	uint64_t pid, tid;
+	struct begin *begins;
+	size_t nbegins, capbegins;
+	struct span *roots;	/* sorted by start, pairwise disjoint */
+	size_t nroots, caproots;
+};
+
+enum { KIND_ASYNC, KIND_FLOW };
+
+/* One async or flow id of a provider: its records counted by step. */
+struct vid {
+	int used;
+	unsigned kind;
+	uint32_t provider;
+	uint64_t id, offset;		/* offset: first record with this id */
+	uint64_t begins, middles, ends;	/* middles: async instants, flow steps */
+};
+
+struct fxt_validator {
+	struct vthread *threads;	/* open addressing, capacity a power of 2 */
+	size_t capthreads, last;
+	struct vid *ids;		/* open addressing */
+	size_t capids, nids;
+	uint64_t *providers;		/* set of provider ids + 1 (0: empty slot) */
+	size_t capproviders;
+	struct fxt_validate_summary sum;
+	struct fxt_read_error problem;
+	int failed;
+	int started;	/* a record was fed */
+};
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(struct fxt_validator *v, uint64_t offset,
+						       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->problem.msg, sizeof(v->problem.msg), fmt, ap);
+	va_end(ap);
+	v->problem.offset = offset;
+	v->failed = 1;
+	return -EBADMSG;
+}
+
+/* Grows *p (of *cap elements of size elem) to hold need elements. Returns 0 or -ENOMEM. */
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int fxt_validator_new(struct fxt_validator **out)
+{
+	struct fxt_validator *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*out = v;
+	return 0;
+}
+
+void fxt_validator_free(struct fxt_validator *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->capthreads; i++) {
+		free(v->threads[i].begins);
+		free(v->threads[i].roots);
+	}
+	free(v->threads);
+	free(v->ids);
+	free(v->providers);
+	free(v);
+}
+
+/* ---- providers: a set of ids ---- */
+
+static int provider_seen(struct fxt_validator *v, uint32_t id)
+{
+	if ((v->sum.providers + 1) * 2 > v->capproviders) {
+		size_t oldcap = v->capproviders, cap = oldcap ? oldcap * 2 : 16;
+		uint64_t *old = v->providers, *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		v->providers = n;
+		v->capproviders = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			for (size_t j = mix(old[i]) & (cap - 1); old[i]; j = (j + 1) & (cap - 1))
+				if (!n[j]) {
+					n[j] = old[i];
+					break;
+				}
+		free(old);
+	}
+	uint64_t key = (uint64_t)id + 1;
+	for (size_t j = mix(key) & (v->capproviders - 1);; j = (j + 1) & (v->capproviders - 1)) {
+		if (v->providers[j] == key)
+			return 0;
+		if (!v->providers[j]) {
+			v->providers[j] = key;
+			v->sum.providers++;
+			return 0;
+		}
+	}
+}
+
+/* ---- threads ---- */
+
+static size_t thread_slot(const struct fxt_validator *v, uint32_t provider, struct fxt_koids k)
+{
+	size_t i = mix(k.tid * 31 + k.pid * 0x9e3779b97f4a7c15ULL + provider) & (v->capthreads - 1);
+	for (;; i = (i + 1) & (v->capthreads - 1)) {
+		const struct vthread *t = &v->threads[i];
+		if (!t->used || (t->provider == provider && t->pid == k.pid && t->tid == k.tid))
+			return i;
+	}
+}
+
+static struct vthread *thread_of(struct fxt_validator *v, uint32_t provider, struct fxt_koids k)
+{
+	if (v->last < v->capthreads) {
+		struct vthread *t = &v->threads[v->last];
+		if (t->used && t->provider == provider && t->pid == k.pid && t->tid == k.tid)
+			return t;
+	}
+	if ((v->sum.threads + 1) * 2 > v->capthreads) {
+		size_t oldcap = v->capthreads;
+		struct vthread *old = v->threads;
+		struct vthread *n = calloc(oldcap ? oldcap * 2 : 64, sizeof(*n));
+		if (!n)
+			return NULL;
+		v->threads = n;
+		v->capthreads = oldcap ? oldcap * 2 : 64;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				v->threads[thread_slot(v, old[i].provider,
+						       (struct fxt_koids){ old[i].pid, old[i].tid })] = old[i];
+		free(old);
+	}
+	size_t i = thread_slot(v, provider, k);
+	struct vthread *t = &v->threads[i];
+	if (!t->used) {
+		t->used = 1;
+		t->provider = provider;
+		t->pid = k.pid;
+		t->tid = k.tid;
+		v->sum.threads++;
+	}
+	v->last = i;
+	return t;
+}
+
+/* A complete event [s, e] against the thread's roots: roots inside it become part of it, a root
+ * holding it absorbs it, a root overlapping it partially is a violation. */
+static int add_complete(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
+{
+	uint64_t s = rec->u.event.ts, e = rec->u.event.end_ts;
+	if (e < s)
+		return fail(v, rec->offset, "complete event ends (%" PRIu64 ") before it starts (%" PRIu64 ")",
+			    e, s);
+	size_t hi = t->nroots, lo;
+	while (hi && t->roots[hi - 1].start >= e)
+		hi--; /* roots after this event */
+	for (lo = hi; lo && t->roots[lo - 1].end > s; lo--)
+		; /* [lo, hi): roots that overlap it (they start before e and end after s) */
+	for (size_t i = lo; i < hi; i++) {
+		struct span r = t->roots[i];
+		if (r.start >= s && r.end <= e)
+			continue; /* inside: a callee written before its caller */
+		if (r.start <= s && r.end >= e && hi - lo == 1)
+			return 0; /* it sits inside an earlier root */
+		return fail(v, rec->offset,
+			    "complete event [%" PRIu64 ", %" PRIu64 "] overlaps [%" PRIu64 ", %" PRIu64
+			    "] on thread %" PRIu64 " without nesting", s, e, r.start, r.end, t->tid);
+	}
+	if (lo == hi) {
+		if (t->nroots >= MAX_ROOTS) {
+			size_t drop = MAX_ROOTS / 2 < lo ? MAX_ROOTS / 2 : lo;
+			memmove(t->roots, t->roots + drop, (t->nroots - drop) * sizeof(*t->roots));
+			t->nroots -= drop;
+			lo -= drop;
+			hi -= drop;
+		}
+		if (grow((void **)&t->roots, &t->caproots, t->nroots + 1, sizeof(*t->roots)) < 0)
+			return -ENOMEM;
+		memmove(t->roots + lo + 1, t->roots + lo, (t->nroots - lo) * sizeof(*t->roots));
+		t->nroots++;
+	} else if (hi - lo > 1) {
+		memmove(t->roots + lo + 1, t->roots + hi, (t->nroots - hi) * sizeof(*t->roots));
+		t->nroots -= hi - lo - 1;
+	}
+	t->roots[lo] = (struct span){ s, e };
+	return 0;
+}
+
+static int add_duration(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
+{
+	if (rec->u.event.event_type == FXT_ET_DURATION_BEGIN) {
+		if (grow((void **)&t->begins, &t->capbegins, t->nbegins + 1, sizeof(*t->begins)) < 0)
+			return -ENOMEM;
+		t->begins[t->nbegins++] = (struct begin){ rec->u.event.ts, rec->offset };
+		return 0;
+	}
+	if (!t->nbegins)
+		return fail(v, rec->offset, "duration end without a begin on thread %" PRIu64, t->tid);
+	struct begin b = t->begins[--t->nbegins];
+	if (rec->u.event.ts < b.ts)
+		return fail(v, rec->offset, "duration end (%" PRIu64 ") before its begin (%" PRIu64
+			    ", offset %" PRIu64 ")", rec->u.event.ts, b.ts, b.offset);
+	return 0;
+}
+
+/* ---- async and flow ids ----
+ * Paired by counts over the whole archive, not in file order: chunks of different threads
+ * interleave, so an id ended on one thread may come before its begin on another. */
+
+static struct vid *id_slot(struct fxt_validator *v, uint32_t provider, unsigned kind, uint64_t id)
+{
+	uint64_t h = mix(id * 4 + kind) ^ provider;
+	for (size_t i = h & (v->capids - 1);; i = (i + 1) & (v->capids - 1)) {
+		struct vid *o = &v->ids[i];
+		if (!o->used || (o->id == id && o->kind == kind && o->provider == provider))
+			return o;
+	}
+}
+
+static int add_id(struct fxt_validator *v, const struct fxt_record *rec)
+{
+	unsigned et = rec->u.event.event_type;
+	unsigned kind = et >= FXT_ET_FLOW_BEGIN ? KIND_FLOW : KIND_ASYNC;
+	unsigned step = et - (kind == KIND_FLOW ? FXT_ET_FLOW_BEGIN : FXT_ET_ASYNC_BEGIN);
+	if ((v->nids + 1) * 2 > v->capids) {
+		size_t oldcap = v->capids, cap = oldcap ? oldcap * 2 : 64;
+		struct vid *old = v->ids, *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		v->ids = n;
+		v->capids = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*id_slot(v, old[i].provider, old[i].kind, old[i].id) = old[i];
+		free(old);
+	}
+	struct vid *o = id_slot(v, rec->provider_id, kind, rec->u.event.id);
+	if (!o->used) {
+		*o = (struct vid){ 1, kind, rec->provider_id, rec->u.event.id, rec->offset, 0, 0, 0 };
+		v->nids++;
+	}
+	o->begins += step == 0;
+	o->middles += step == 1;
+	o->ends += step == 2;
+	return 0;
+}
+
+int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
+{
+	if (v->failed)
+		return -EBADMSG;
+	struct fxt_validate_summary *sum = &v->sum;
+	if (!v->started) {
+		v->started = 1;
+		if (!(rec->type == FXT_RT_METADATA && rec->u.meta.meta_type == FXT_MT_TRACE_INFO &&
+		      rec->u.meta.trace_info_type == FXT_TI_MAGIC && rec->u.meta.magic == FXT_MAGIC))
+			return fail(v, rec->offset, "the first record is not the magic number record");
+	}
+	sum->by_type[rec->type & 15]++;
+	switch (rec->type) {
+	case FXT_RT_METADATA:
+		if (rec->u.meta.meta_type == FXT_MT_PROVIDER_INFO ||
+		    rec->u.meta.meta_type == FXT_MT_PROVIDER_SECTION)
+			return provider_seen(v, rec->u.meta.provider_id);
+		return 0;
+	case FXT_RT_STRING:
+		sum->strings++;
+		return 0;
+	case FXT_RT_THREAD:
+		sum->thread_records++;
+		return 0;
+	case FXT_RT_EVENT:
+		break;
+	default:
+		return 0;
+	}
+	sum->events++;
+	struct vthread *t;
+	switch (rec->u.event.event_type) {
+	case FXT_ET_DURATION_BEGIN:
+	case FXT_ET_DURATION_END:
+	case FXT_ET_DURATION_COMPLETE:
+		if (!(t = thread_of(v, rec->provider_id, rec->u.event.thread)))
+			return -ENOMEM;
+		if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)
+			return add_complete(v, t, rec);
+		return add_duration(v, t, rec);
+	case FXT_ET_ASYNC_BEGIN:
+	case FXT_ET_ASYNC_INSTANT:
+	case FXT_ET_ASYNC_END:
+	case FXT_ET_FLOW_BEGIN:
+	case FXT_ET_FLOW_STEP:
+	case FXT_ET_FLOW_END:
+		return add_id(v, rec);
+	default:
+		if (rec->u.event.event_type != FXT_ET_INSTANT && rec->u.event.event_type != FXT_ET_COUNTER)
+			return 0;
+		/* instants and counters count their thread */
+		return thread_of(v, rec->provider_id, rec->u.event.thread) ? 0 : -ENOMEM;
+	}
+}
+
+int fxt_validator_finish(struct fxt_validator *v)
+{
+	if (v->failed)
+		return -EBADMSG;
+	/* Report the problem whose first record comes first in the archive. */
+	const struct vthread *bt = NULL;
+	const struct vid *bi = NULL;
+	uint64_t first = UINT64_MAX;
+	for (size_t i = 0; i < v->capthreads; i++)
+		if (v->threads[i].nbegins && v->threads[i].begins[0].offset < first) {
+			bt = &v->threads[i];
+			first = bt->begins[0].offset;
+		}
+	for (size_t i = 0; i < v->capids; i++) {
+		const struct vid *o = &v->ids[i];
+		if (o->used && o->offset < first && (o->begins != o->ends || (o->middles && !o->begins))) {
+			bi = o;
+			first = o->offset;
+		}
+	}
+	if (bi)
+		return fail(v, first, "%s id %" PRIu64 ": %" PRIu64 " begin(s), %" PRIu64 " end(s), %" PRIu64
+			    " %s", bi->kind == KIND_FLOW ? "flow" : "async", bi->id, bi->begins, bi->ends,
+			    bi->middles, bi->kind == KIND_FLOW ? "step(s)" : "instant(s)");
+	if (bt)
+		return fail(v, first, "duration begin never ended on thread %" PRIu64, bt->tid);
+	return 0;
+}
+
+const struct fxt_read_error *fxt_validator_problem(const struct fxt_validator *v)
+{
+	return &v->problem;
+}
+
+const struct fxt_validate_summary *fxt_validator_summary(const struct fxt_validator *v)
+{
+	return &v->sum;
+}
