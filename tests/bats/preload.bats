@@ -60,7 +60,7 @@ bad_setting() {
 	FXT_OUTPUT=f.fxt FXT_FILTER='level*,jump' traced "$PROGS/s-longjmp" >/dev/null
 	run "$FXT_CALLS" -f f.fxt
 	[ "$status" -eq 0 ]
-	[ "$output" = $'func\t1000\tjump\nfunc\t1000\tlevel1\nfunc\t1000\tlevel2\nfunc\t1000\tlevel3' ]
+	[ "$output" = $'func\t1500\tjump\nfunc\t1500\tlevel1\nfunc\t1500\tlevel2\nfunc\t1500\tlevel3' ]
 }
 
 @test "FXT_EXCLUDE drops the functions matching its globs" {
