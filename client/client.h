@@ -1,8 +1,8 @@
 /* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`:
  * a keyed table, time parsing/formatting, a streaming profile aggregator (per-function and
  * call-tree figures from spans that arrive in post-order), and a streaming Catapult JSON
- * converter. Memory grows with distinct keys (functions, paths, threads, objects), never with
- * the number of records. Nothing here prints diagnostics or exits; one object per thread. */
+ * converter. Memory grows with distinct keys (functions, paths, threads, objects) and stack
+ * depth, never with the number of records. Nothing here prints diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
 #define FXT_CLIENT_H
@@ -101,6 +101,9 @@ int fxt_prof_finish(struct fxt_prof *p);
 struct fxt_prof_row *fxt_prof_rows(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
 /* Frames opened by begin events and never ended (not counted). */
 uint64_t fxt_prof_unclosed(const struct fxt_prof *p);
+/* Callers whose callee time is approximate: a thread had more than 16384 direct callees of
+ * open frames pending, the older ones were merged in pairs, and a caller began inside a pair. */
+uint64_t fxt_prof_inexact(const struct fxt_prof *p);
 /* Tree roots (kind FUNC or SAMPLE) and node access. */
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);

@@ -15,10 +15,16 @@
 /* Spans of FUNC and LOCK nest together; SAMPLE slices form a timeline of their own. */
 enum { FAM_CALLS, FAM_SAMPLES, FAM_COUNT };
 
+/* A pending span, or a group of adjacent ones merged when the thread had PEND_CAP pending:
+ * start of the first, start of the last, latest end, summed durations. */
 struct pend {
-	uint64_t start, end;
-	uint32_t node; /* floating subtree of this call, index + 1 (0 without --tree) */
+	uint64_t start, last_start, end, dur;
+	const char *name; /* the function's name bytes (the same string record: the same address) */
+	uint32_t node; /* floating subtree (a container for a group), index + 1; 0 without tree */
 };
+
+/* Pending spans kept exactly per thread; beyond, the older half is merged pairwise. */
+#define PEND_CAP 16384u
 
 struct open {
 	uint64_t start;
@@ -51,7 +57,7 @@ struct fxt_prof {
 	struct thr *last;
 	struct fxt_prof_node *nodes;
 	uint32_t nnodes, cnodes, free_node; /* free list through sibling, index + 1 */
-	uint64_t unclosed;
+	uint64_t unclosed, inexact;
 	struct rcache rc[RCACHE_SIZE];
 };
 
@@ -182,6 +188,76 @@ static void node_attach(struct fxt_prof *p, uint32_t parent, uint32_t c)
 	p->free_node = c;
 }
 
+/* A container node holds the subtrees of a merged group of spans. */
+static int is_container(const struct fxt_prof *p, uint32_t node)
+{
+	return !p->nodes[node - 1].name.s;
+}
+
+/* Attaches a pending span's subtree (or each subtree of a group) under parent. */
+static void node_absorb(struct fxt_prof *p, uint32_t parent, uint32_t node)
+{
+	if (!is_container(p, node)) {
+		node_attach(p, parent, node);
+		return;
+	}
+	for (uint32_t c = p->nodes[node - 1].child, next; c; c = next) {
+		next = p->nodes[c - 1].sibling;
+		node_attach(p, parent, c);
+	}
+	p->nodes[node - 1].sibling = p->free_node;
+	p->free_node = node;
+}
+
+/* Merges b into a (b follows a). Returns 0 or -ENOMEM. */
+static int pend_merge(struct fxt_prof *p, struct pend *a, const struct pend *b)
+{
+	if (a->node && !is_container(p, a->node)) {
+		uint32_t c = node_new(p, (struct fxt_sv){ NULL, 0 });
+		if (!c)
+			return -ENOMEM;
+		node_attach(p, c, a->node);
+		a->node = c;
+	}
+	if (a->node)
+		node_absorb(p, a->node, b->node);
+	a->last_start = b->last_start;
+	a->end = a->end > b->end ? a->end : b->end;
+	a->dur += b->dur;
+	if (a->name != b->name)
+		a->name = NULL;
+	return 0;
+}
+
+/* Makes room in a full pending stack by merging its older half: runs of calls to the same
+ * function first (siblings in a loop, most likely), pairs of neighbours if that frees too
+ * little. Returns 0 or -ENOMEM. */
+static int pend_compact(struct fxt_prof *p, struct thr *t, int f)
+{
+	struct pend *e = t->pend[f];
+	uint32_t n = t->npend[f], half = n / 2, w = 0;
+	int pairs = 0;
+
+again:
+	w = 0;
+	for (uint32_t i = 0; i < half; i++) {
+		int join = w && (pairs ? (i & 1) : e[i].name && e[w - 1].name == e[i].name);
+		if (!join)
+			e[w++] = e[i];
+		else if (pend_merge(p, &e[w - 1], &e[i]) < 0)
+			return -ENOMEM;
+	}
+	memmove(e + w, e + half, (n - half) * sizeof(*e));
+	n = w + n - half;
+	if (!pairs && n > PEND_CAP * 7 / 8) {
+		pairs = 1;
+		half = n / 2;
+		goto again;
+	}
+	t->npend[f] = n;
+	return 0;
+}
+
 /* ---- spans ---- */
 
 int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
@@ -205,11 +281,13 @@ int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64
 		return -ENOMEM;
 	while (t->npend[f]) {
 		struct pend *c = &t->pend[f][t->npend[f] - 1];
-		if (c->start < start || c->end > end)
+		if (c->last_start < start || c->end > end)
 			break;
-		callees += c->end - c->start;
+		if (c->start < start)
+			p->inexact++; /* a merged group this span cuts in two */
+		callees += c->dur;
 		if (c->node)
-			node_attach(p, node, c->node);
+			node_absorb(p, node, c->node);
 		t->npend[f]--;
 	}
 	self = callees < dur ? dur - callees : 0;
@@ -229,6 +307,8 @@ int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64
 			n->self = self;
 		}
 	}
+	if (t->npend[f] == PEND_CAP && pend_compact(p, t, f) < 0)
+		return -ENOMEM;
 	if (t->npend[f] == t->cpend[f]) {
 		uint32_t nc = t->cpend[f] ? t->cpend[f] * 2 : 64;
 		struct pend *np = realloc(t->pend[f], nc * sizeof(*np));
@@ -237,7 +317,7 @@ int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64
 		t->pend[f] = np;
 		t->cpend[f] = nc;
 	}
-	t->pend[f][t->npend[f]++] = (struct pend){ start, end, node };
+	t->pend[f][t->npend[f]++] = (struct pend){ start, start, end, dur, name.s, node };
 	return 0;
 }
 
@@ -297,7 +377,7 @@ int fxt_prof_finish(struct fxt_prof *p)
 			if (!root->node && !(root->node = node_new(p, key.s)))
 				return -ENOMEM;
 			for (uint32_t j = 0; j < t->npend[f]; j++)
-				node_attach(p, root->node, t->pend[f][j].node);
+				node_absorb(p, root->node, t->pend[f][j].node);
 			t->npend[f] = 0;
 		}
 	}
@@ -313,6 +393,11 @@ struct fxt_prof_row *fxt_prof_rows(struct fxt_prof *p, enum fxt_prof_kind k, siz
 uint64_t fxt_prof_unclosed(const struct fxt_prof *p)
 {
 	return p->unclosed;
+}
+
+uint64_t fxt_prof_inexact(const struct fxt_prof *p)
+{
+	return p->inexact;
 }
 
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n)

@@ -396,6 +396,9 @@ int cmd_report(int argc, char **argv)
 			    "function");
 	}
 	print_table(&rp, FXT_PK_LOCK, "lock waits", "object");
+	if (fxt_prof_inexact(rp.prof))
+		printf("\nnote: %" PRIu64 " callers have approximate self times (a thread had more "
+		       "than 16384 callees pending, merged in pairs)\n", fxt_prof_inexact(rp.prof));
 	if (fxt_prof_unclosed(rp.prof))
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));

@@ -3,18 +3,21 @@
 # that `fxt json` parses and matches the archive one for one (json-vs-archive.py, its own
 # decoder), and that `fxt report` figures equal an independent recomputation from the JSON
 # events (recompute.py), both merged and per thread.
-# Usage: examples.sh WORKDIR PROGRAM...   Env: FXT, FXTAUTO. Exit 0 when every check holds.
+# Usage: examples.sh WORKDIR PROGRAM[@ARG,ARG...]...   Env: FXT, FXTAUTO. Exit 0 when every check holds.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$1
 shift
 mkdir -p "$work"
-for prog in "$@"; do
+for spec in "$@"; do
+	prog=${spec%%@*}
+	args=()
+	[ "$prog" = "$spec" ] || IFS=, read -ra args <<<"${spec#*@}"
 	name=$(basename "$prog")
 	fxt="$work/$name.fxt"
 	rm -f "$fxt"
-	FXT_OUTPUT="$fxt" LD_PRELOAD="$FXTAUTO" "$prog" >/dev/null
+	FXT_OUTPUT="$fxt" LD_PRELOAD="$FXTAUTO" "$prog" "${args[@]}" >/dev/null
 	"$FXT" json -o "$work/$name.json" "$fxt"
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/$name.json"
 	echo "$name: JSON parses"

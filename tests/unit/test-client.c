@@ -135,6 +135,27 @@ static void test_fanout(void)
 	fxt_prof_finish(p);
 	ok(good && row_is(p, FXT_PK_FUNC, 0, "root", 1, 400000, 300000, 400000),
 	   "100000 direct callees are all subtracted from their caller's self time");
+	ok(fxt_prof_inexact(p) == 0, "merging pending siblings keeps the figures exact");
+	fxt_prof_free(p);
+
+	/* 5001 callees of R, then 35000 of G (a callee of R starting after the 5001st): the
+	 * merged pairs of pending callees straddle G's start somewhere, which must be counted */
+	o.tree = 1;
+	fxt_prof_new(&p, &o);
+	for (uint64_t i = 0; i < 40000; i++)
+		fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("leaf"), none, 10 + 3 * i, 11 + 3 * i);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("G"), none, 3 * 5001 + 9, 3 * 40000 + 20);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("R"), none, 0, 3 * 40000 + 100);
+	fxt_prof_finish(p);
+	ok(fxt_prof_inexact(p) > 0, "a caller starting inside merged callees is reported as inexact");
+	ok(row_is(p, FXT_PK_FUNC, 0, "leaf", 40000, 40000, 40000, 1),
+	   "every callee is still counted once");
+	size_t n;
+	struct fxt_prof_root *roots = fxt_prof_roots(p, FXT_PK_FUNC, &n);
+	const struct fxt_prof_node *r = n ? child(p, fxt_prof_node(p, roots[0].node), "R") : NULL;
+	const struct fxt_prof_node *rl = child(p, r, "leaf"), *gl = child(p, child(p, r, "G"), "leaf");
+	ok(r && (rl ? rl->calls : 0) + (gl ? gl->calls : 0) == 40000,
+	   "the call tree keeps every callee under R or R>G after merging");
 	fxt_prof_free(p);
 }
 
