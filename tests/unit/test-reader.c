@@ -1,0 +1,660 @@
+/* Unit tests of the FXT reader (reader/) and validator: hand-made words from the spec's bit
+ * layouts for every record and argument type (F(bit, value) below, not writer/fields.h),
+ * writer -> reader round trips, malformed inputs with their documented results, per-provider
+ * tables, the semantic rules of fxt_validator, and the canonical text of reader/print.h. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fxt/reader.h"
+#include "reader/print.h"
+#include "writer/records.h"
+
+/* A value placed at bit `lo` of a word, as the spec's layouts say. */
+#define F(lo, v) ((uint64_t)(v) << (lo))
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MAGIC 0x0016547846040010ULL
+#define MAXREC 64
+
+static int sv_is(struct fxt_sv sv, const char *s)
+{
+	return sv.len == strlen(s) && memcmp(sv.s, s, sv.len) == 0;
+}
+
+/* Everything one read of an archive gave. */
+struct run {
+	struct fxt_record rec[MAXREC];
+	int n;
+	int result;	/* the final fxt_reader_next() result */
+	int again;	/* the result of one more call after it */
+	struct fxt_read_error err;
+	struct fxt_reader_stats stats;
+};
+
+static struct run *read_words(const uint64_t *w, size_t bytes, unsigned flags)
+{
+	static struct run run;
+	struct fxt_reader *r;
+	memset(&run, 0, sizeof(run));
+	if (fxt_reader_open_mem(&r, w, bytes, flags) < 0) {
+		run.result = 99;
+		return &run;
+	}
+	while ((run.result = fxt_reader_next(r, &run.rec[run.n < MAXREC - 1 ? run.n : MAXREC - 1])) ==
+	       FXT_READ_RECORD)
+		run.n++;
+	run.again = fxt_reader_next(r, &run.rec[MAXREC - 1]);
+	run.err = *fxt_reader_error(r);
+	run.stats = *fxt_reader_stats(r);
+	fxt_reader_close(r);
+	return &run;
+}
+
+/* A prefix every hand-made archive starts with: magic, provider 7 "ab", its section, ticks,
+ * string 1 = "name", thread 1 = 100/101. */
+#define PROLOGUE                                                                                  \
+	MAGIC, F(4, 2) | F(16, 1) | F(20, 7) | F(52, 2), 0x6261, F(4, 1) | F(16, 2) | F(20, 7),    \
+		F(0, 1) | F(4, 2), 2000000000, F(0, 2) | F(4, 2) | F(16, 1) | F(32, 4), 0x656d616e, \
+		F(0, 3) | F(4, 3) | F(16, 1), 100, 101
+#define PROLOGUE_RECORDS 6
+
+static void test_magic_bytes(void)
+{
+	static const unsigned char bytes[8] __attribute__((aligned(8))) = { 0x10, 0x00, 0x04, 0x46,
+									    0x78, 0x54, 0x16, 0x00 };
+	struct run *run = read_words((const uint64_t *)bytes, 8, FXT_READER_STRICT);
+	ok(run->n == 1 && run->result == FXT_READ_END, "the 8 bytes 10 00 04 46 78 54 16 00 are one record, then the end");
+	ok(run->rec[0].type == 0 && run->rec[0].u.meta.meta_type == 4 &&
+		   run->rec[0].u.meta.trace_info_type == 0 && run->rec[0].u.meta.magic == 0x16547846,
+	   "they decode as the magic number record (metadata 4, trace info 0, magic 0x16547846)");
+	uint64_t w[1];
+	ok(fxt_magic_write(w) == 1 && memcmp(w, bytes, 8) == 0, "the writer's magic record is those bytes");
+}
+
+static void test_hand_records(void)
+{
+	static const uint64_t w[] = {
+		PROLOGUE,
+		/* 11: provider event 0 (buffer full) */
+		F(4, 1) | F(16, 3) | F(20, 7) | F(52, 0),
+		/* 12: complete, indexed thread 1 and name 1, empty category */
+		F(0, 4) | F(4, 3) | F(16, 4) | F(24, 1) | F(48, 1), 10, 20,
+		/* 15: instant, inline thread, inline category "c" and name "inst" */
+		F(0, 4) | F(4, 6) | F(16, 0) | F(24, 0) | F(32, 0x8001) | F(48, 0x8004), 30, 200, 201,
+		'c', 0x74736e69,
+		/* 21: counter id 42 with one int32 arg "name" = -5 */
+		F(0, 4) | F(4, 4) | F(16, 1) | F(20, 1) | F(24, 1) | F(48, 1), 40,
+		F(0, 1) | F(4, 1) | F(16, 1) | F(32, 0xfffffffbu), 42,
+		/* 25: begin, end */
+		F(0, 4) | F(4, 2) | F(16, 2) | F(24, 1) | F(48, 1), 50,
+		F(0, 4) | F(4, 2) | F(16, 3) | F(24, 1) | F(48, 1), 60,
+		/* 29: async begin/instant/end id 5, flow begin/step/end id 6 */
+		F(0, 4) | F(4, 3) | F(16, 5) | F(24, 1) | F(48, 1), 61, 5,
+		F(0, 4) | F(4, 3) | F(16, 6) | F(24, 1) | F(48, 1), 62, 5,
+		F(0, 4) | F(4, 3) | F(16, 7) | F(24, 1) | F(48, 1), 63, 5,
+		F(0, 4) | F(4, 3) | F(16, 8) | F(24, 1) | F(48, 1), 64, 6,
+		F(0, 4) | F(4, 3) | F(16, 9) | F(24, 1) | F(48, 1), 65, 6,
+		F(0, 4) | F(4, 3) | F(16, 10) | F(24, 1) | F(48, 1), 66, 6,
+		/* 47: blob "blb", type 1, payload "hello" */
+		F(0, 5) | F(4, 3) | F(16, 0x8003) | F(32, 5) | F(48, 1), 0x626c62, 0x6f6c6c6568,
+		/* 50: userspace object 0x1000 of inline process 100, name "ob" */
+		F(0, 6) | F(4, 4) | F(24, 0x8002), 0x1000, 100, 0x626f,
+		/* 54: kernel object thread 101 named "name", arg koid "name" = 100 */
+		F(0, 7) | F(4, 4) | F(16, 2) | F(24, 1) | F(40, 1), 101, F(0, 8) | F(4, 2) | F(16, 1), 100,
+		/* 58: context switch cpu 3, out state 2, out tid 5, in tid 6 */
+		F(0, 8) | F(4, 4) | F(20, 3) | F(36, 2) | F(60, 1), 70, 5, 6,
+		/* 62: thread wakeup cpu 1 of tid 9 */
+		F(0, 8) | F(4, 3) | F(20, 1) | F(60, 2), 71, 9,
+		/* 65: legacy context switch cpu 1, state 3, inline threads, prios 10/20 */
+		F(0, 8) | F(4, 6) | F(16, 1) | F(24, 3) | F(44, 10) | F(52, 20) | F(60, 0), 72, 1, 2, 3, 4,
+		/* 71: log "hello" on thread 1 */
+		F(0, 9) | F(4, 3) | F(16, 5) | F(32, 1), 73, 0x6f6c6c6568,
+		/* 74: large blob format 1, category "c", name "n", payload "xyz" */
+		F(0, 15) | F(4, 6) | F(36, 0) | F(40, 1), F(0, 0x8001) | F(16, 0x8001), 'c', 'n', 3, 0x7a7978,
+		/* 80: large blob format 0, name 1, thread 1, one bool arg, payload 2 bytes */
+		F(0, 15) | F(4, 6) | F(40, 0), F(16, 1) | F(32, 1) | F(36, 1), 74,
+		F(0, 9) | F(4, 1) | F(16, 1) | F(32, 1), 2, 0x4241,
+	};
+	struct run *run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	struct fxt_record *r = run->rec;
+	ok(run->result == FXT_READ_END && run->n == 27, "27 hand-made records decode in strict mode (%d, %s)",
+	   run->n, run->err.msg);
+	ok(run->stats.unknown_skipped == 0 && run->stats.lenient_fixes == 0 && run->stats.bytes == sizeof(w),
+	   "nothing skipped or tolerated, every byte consumed");
+	ok(r[1].u.meta.meta_type == 1 && r[1].u.meta.provider_id == 7 && sv_is(r[1].u.meta.name, "ab") &&
+		   r[1].offset == 8 && r[1].words == 2,
+	   "provider info: id 7, name \"ab\", offset 8, 2 words");
+	ok(r[2].u.meta.meta_type == 2 && r[2].provider_id == 7, "provider section 7; records now belong to provider 7");
+	ok(r[3].type == 1 && r[3].u.init.ticks_per_second == 2000000000, "initialization: 2e9 ticks per second");
+	ok(r[4].type == 2 && r[4].u.string.index == 1 && sv_is(r[4].u.string.str, "name"), "string record 1 = \"name\"");
+	ok(r[5].type == 3 && r[5].u.thread.index == 1 && r[5].u.thread.koids.pid == 100 &&
+		   r[5].u.thread.koids.tid == 101,
+	   "thread record 1 = 100/101");
+	ok(r[6].type == 0 && r[6].u.meta.meta_type == 3 && r[6].u.meta.event_id == 0, "provider event: buffer full");
+	ok(r[7].u.event.event_type == 4 && r[7].u.event.ts == 10 && r[7].u.event.end_ts == 20 &&
+		   r[7].u.event.thread.tid == 101 && sv_is(r[7].u.event.name, "name") &&
+		   sv_is(r[7].u.event.category, ""),
+	   "complete event: indexed thread and name resolved, empty category, end 20");
+	ok(r[8].u.event.event_type == 0 && r[8].u.event.thread.pid == 200 && r[8].u.event.thread.tid == 201 &&
+		   sv_is(r[8].u.event.category, "c") && sv_is(r[8].u.event.name, "inst"),
+	   "instant event: inline thread 200/201, inline category and name");
+	ok(r[9].u.event.event_type == 1 && r[9].u.event.id == 42 && r[9].nargs == 1 &&
+		   r[9].args[0].type == 1 && r[9].args[0].v.i64 == -5 && sv_is(r[9].args[0].name, "name"),
+	   "counter event: id 42, int32 argument -5 named by index");
+	ok(r[10].u.event.event_type == 2 && r[11].u.event.event_type == 3 && r[11].u.event.ts == 60,
+	   "duration begin and end");
+	int ids = 1;
+	for (int i = 0; i < 6; i++)
+		ids &= r[12 + i].u.event.event_type == 5u + (unsigned)i && r[12 + i].u.event.id == (i < 3 ? 5u : 6u);
+	ok(ids, "async begin/instant/end carry id 5, flow begin/step/end id 6");
+	ok(r[18].type == 5 && sv_is(r[18].u.blob.name, "blb") && r[18].u.blob.blob_type == 1 &&
+		   r[18].u.blob.size == 5 && memcmp(r[18].u.blob.data, "hello", 5) == 0,
+	   "blob: inline name, type 1, 5 payload bytes");
+	ok(r[19].type == 6 && r[19].u.uobj.pointer == 0x1000 && r[19].u.uobj.process_koid == 100 &&
+		   sv_is(r[19].u.uobj.name, "ob"),
+	   "userspace object: pointer, inline process koid, inline name");
+	ok(r[20].type == 7 && r[20].u.kobj.obj_type == 2 && r[20].u.kobj.koid == 101 && r[20].nargs == 1 &&
+		   r[20].args[0].type == 8 && r[20].args[0].v.u64 == 100,
+	   "kernel object: thread 101 with a koid argument");
+	ok(r[21].u.sched.sched_type == 1 && r[21].u.sched.cpu == 3 && r[21].u.sched.out_state == 2 &&
+		   r[21].u.sched.out_thread.tid == 5 && r[21].u.sched.in_thread.tid == 6 && r[21].u.sched.ts == 70,
+	   "context switch: cpu, outgoing state, both tids");
+	ok(r[22].u.sched.sched_type == 2 && r[22].u.sched.cpu == 1 && r[22].u.sched.waking_tid == 9,
+	   "thread wakeup: cpu and waking tid");
+	ok(r[23].u.sched.sched_type == 0 && r[23].u.sched.cpu == 1 && r[23].u.sched.out_state == 3 &&
+		   r[23].u.sched.out_thread.pid == 1 && r[23].u.sched.out_thread.tid == 2 &&
+		   r[23].u.sched.in_thread.pid == 3 && r[23].u.sched.in_thread.tid == 4 &&
+		   r[23].u.sched.out_prio == 10 && r[23].u.sched.in_prio == 20,
+	   "legacy context switch: cpu, state, inline threads, priorities");
+	ok(r[24].type == 9 && r[24].u.log.ts == 73 && r[24].u.log.thread.tid == 101 && sv_is(r[24].u.log.msg, "hello"),
+	   "log record: message and thread");
+	ok(r[25].type == 15 && r[25].u.large.format == 1 && sv_is(r[25].u.large.category, "c") &&
+		   sv_is(r[25].u.large.name, "n") && r[25].u.large.size == 3 &&
+		   memcmp(r[25].u.large.data, "xyz", 3) == 0,
+	   "large blob without metadata: category, name, payload");
+	ok(r[26].type == 15 && r[26].u.large.format == 0 && sv_is(r[26].u.large.name, "name") &&
+		   r[26].u.large.ts == 74 && r[26].u.large.thread.tid == 101 && r[26].nargs == 1 &&
+		   r[26].args[0].type == 9 && r[26].args[0].v.boolean == 1 && r[26].u.large.size == 2 &&
+		   memcmp(r[26].u.large.data, "AB", 2) == 0,
+	   "large blob with metadata: name, timestamp, thread, argument, payload");
+	ok(r[26].offset == 80 * 8, "offsets count bytes from the start of the archive");
+}
+
+static void test_hand_args(void)
+{
+	static const uint64_t w[] = {
+		PROLOGUE,
+		F(0, 4) | F(4, 19) | F(16, 0) | F(20, 10) | F(24, 1) | F(48, 1), 5,
+		F(0, 0) | F(4, 1) | F(16, 1),
+		F(0, 1) | F(4, 1) | F(16, 1) | F(32, 0xfffffffbu),
+		F(0, 2) | F(4, 1) | F(16, 1) | F(32, 0xfffffffbu),
+		F(0, 3) | F(4, 2) | F(16, 1), (uint64_t)-7,
+		F(0, 4) | F(4, 2) | F(16, 1), 1ULL << 63,
+		F(0, 5) | F(4, 2) | F(16, 1), 0x3ff8000000000000ULL,
+		F(0, 6) | F(4, 3) | F(16, 0x8001) | F(32, 0x8001), 'k', 'v',
+		F(0, 7) | F(4, 2) | F(16, 1), 0xdeadbeef,
+		F(0, 8) | F(4, 2) | F(16, 1), 77,
+		F(0, 9) | F(4, 1) | F(16, 1) | F(32, 1),
+	};
+	struct run *run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	const struct fxt_record *r = &run->rec[PROLOGUE_RECORDS];
+	ok(run->result == FXT_READ_END && run->n == PROLOGUE_RECORDS + 1 && r->nargs == 10,
+	   "an event with one argument of each of the 10 types decodes");
+	int types = 1;
+	for (unsigned i = 0; i < 10; i++)
+		types &= r->args[i].type == i;
+	ok(types, "arguments keep their order and types 0..9");
+	ok(r->args[1].v.i64 == -5 && r->args[2].v.u64 == 0xfffffffbu, "int32 is sign-extended, uint32 is not");
+	ok(r->args[3].v.i64 == -7 && r->args[4].v.u64 == 1ULL << 63, "int64 and uint64 values");
+	ok(r->args[5].v.dbl == 1.5, "double value 1.5");
+	ok(sv_is(r->args[6].name, "k") && sv_is(r->args[6].v.str, "v"), "string argument with inline name and value");
+	ok(r->args[7].v.u64 == 0xdeadbeef && r->args[8].v.u64 == 77 && r->args[9].v.boolean == 1,
+	   "pointer, koid and bool values");
+	ok(sv_is(r->args[0].name, "name"), "argument names resolve through the string table");
+}
+
+/* ---- writer -> reader round trips ---- */
+
+static uint64_t arena[4096];
+static size_t used;
+
+static void put(int words)
+{
+	if (words > 0)
+		used += (size_t)words;
+	else
+		ok(0, "writer accepted a record (returned %d)", words);
+}
+
+static void test_round_trip(void)
+{
+	const struct fxt_str nm = fxt_str_idx(1), cat = fxt_str_inl("cat", 3);
+	const struct fxt_thread th = fxt_thread_idx(1), thi = fxt_thread_inl(300, 301);
+	const struct fxt_warg args[10] = {
+		fxt_arg_null(nm),
+		fxt_arg_int32(fxt_str_inl("i32", 3), INT32_MIN),
+		fxt_arg_uint32(nm, UINT32_MAX),
+		fxt_arg_int64(nm, INT64_MIN),
+		fxt_arg_uint64(nm, UINT64_MAX),
+		fxt_arg_double(nm, -0.25),
+		fxt_arg_string(nm, fxt_str_inl("value", 5)),
+		fxt_arg_pointer(nm, 0xffff0000),
+		fxt_arg_koid(nm, 1234),
+		fxt_arg_bool(nm, 1),
+	};
+	memset(arena, 0, sizeof(arena));
+	used = 0;
+	put(fxt_magic_write(arena + used));
+	put(fxt_provider_info_write(arena + used, 9, "prov", 4));
+	put(fxt_provider_section_write(arena + used, 9));
+	put(fxt_init_write(arena + used, 1000));
+	put(fxt_string_write(arena + used, 1, "fn", 2));
+	put(fxt_thread_write(arena + used, 1, 10, 11));
+	struct fxt_event evs[11] = {
+		fxt_ev_instant(th, cat, nm, 1),	       fxt_ev_counter(thi, cat, nm, 2, 3),
+		fxt_ev_begin(th, cat, nm, 3),	       fxt_ev_end(th, cat, nm, 4),
+		fxt_ev_complete(th, cat, nm, 5, 6),    fxt_ev_async_begin(th, cat, nm, 6, 8),
+		fxt_ev_async_instant(th, cat, nm, 7, 8), fxt_ev_async_end(th, cat, nm, 8, 8),
+		fxt_ev_flow_begin(th, cat, nm, 9, 9),  fxt_ev_flow_step(th, cat, nm, 10, 9),
+		fxt_ev_flow_end(th, cat, nm, 11, 9),
+	};
+	evs[0].args = args;
+	evs[0].nargs = 10;
+	for (int i = 0; i < 11; i++)
+		put(fxt_event_write(arena + used, &evs[i]));
+	struct fxt_blob blob = { fxt_str_inl("b", 1), FXT_BT_DATA, "payload!", 8 };
+	put(fxt_blob_write(arena + used, &blob));
+	struct fxt_uobj uobj = { 0xabc, fxt_thread_idx(1), nm, args + 1, 1 };
+	put(fxt_uobj_write(arena + used, &uobj));
+	struct fxt_kobj kobj = { FXT_OBJ_TYPE_PROCESS, 10, fxt_str_inl("proc", 4), args + 8, 1 };
+	put(fxt_kobj_write(arena + used, &kobj));
+	struct fxt_cswitch cs = { 7, 3, 100, 11, 12, args + 1, 1 };
+	put(fxt_cswitch_write(arena + used, &cs));
+	struct fxt_wakeup wk = { 8, 101, 13, NULL, 0 };
+	put(fxt_wakeup_write(arena + used, &wk));
+	struct fxt_legacy_cswitch lcs = { 2, 4, th, thi, 5, 6, 102 };
+	put(fxt_legacy_cswitch_write(arena + used, &lcs));
+	struct fxt_log lg = { thi, 103, "a log line", 10 };
+	put(fxt_log_write(arena + used, &lg));
+	struct fxt_large_blob lb0 = { FXT_LBF_METADATA, cat, nm, th, 104, args + 9, 1, "0123456789", 10 };
+	put(fxt_large_blob_write(arena + used, &lb0));
+	struct fxt_large_blob lb1 = { FXT_LBF_NO_METADATA, cat, nm, { 0 }, 0, NULL, 0, "abc", 3 };
+	put(fxt_large_blob_write(arena + used, &lb1));
+	put(fxt_provider_event_write(arena + used, 9, FXT_PE_BUFFER_OVERFLOW));
+
+	struct run *run = read_words(arena, used * 8, FXT_READER_STRICT);
+	const struct fxt_record *r = run->rec;
+	ok(run->result == FXT_READ_END && run->n == 27, "27 written records read back in strict mode (%d: %s)",
+	   run->n, run->err.msg);
+	ok(r[1].u.meta.provider_id == 9 && sv_is(r[1].u.meta.name, "prov") && r[3].u.init.ticks_per_second == 1000,
+	   "provider info and initialization round-trip");
+	ok(sv_is(r[4].u.string.str, "fn") && r[5].u.thread.koids.tid == 11, "string and thread records round-trip");
+	const struct fxt_record *e = &r[6];
+	int fields = e->nargs == 10;
+	for (unsigned i = 0; i < 10 && fields; i++)
+		fields &= e->args[i].type == i;
+	ok(fields && e->args[1].v.i64 == INT32_MIN && e->args[2].v.u64 == UINT32_MAX &&
+		   e->args[3].v.i64 == INT64_MIN && e->args[4].v.u64 == UINT64_MAX && e->args[5].v.dbl == -0.25 &&
+		   sv_is(e->args[6].v.str, "value") && e->args[7].v.u64 == 0xffff0000 &&
+		   e->args[8].v.u64 == 1234 && e->args[9].v.boolean == 1 && sv_is(e->args[1].name, "i32") &&
+		   sv_is(e->args[0].name, "fn"),
+	   "every argument type round-trips with its extreme value");
+	int evok = 1;
+	for (unsigned i = 0; i < 11; i++)
+		evok &= r[6 + i].type == FXT_RT_EVENT && r[6 + i].u.event.event_type == i &&
+			sv_is(r[6 + i].u.event.category, "cat") && sv_is(r[6 + i].u.event.name, "fn") &&
+			r[6 + i].u.event.ts == i + 1;
+	ok(evok, "all 11 event types round-trip with category, name and timestamp");
+	ok(r[7].u.event.thread.pid == 300 && r[7].u.event.id == 3 && r[6].u.event.thread.tid == 11,
+	   "inline and indexed threads, counter id");
+	ok(r[10].u.event.end_ts == 6 && r[11].u.event.id == 8 && r[16].u.event.id == 9,
+	   "complete end time, async and flow ids");
+	ok(r[17].u.blob.size == 8 && memcmp(r[17].u.blob.data, "payload!", 8) == 0, "blob round-trips");
+	ok(r[18].u.uobj.pointer == 0xabc && r[18].u.uobj.process_koid == 10 && r[18].nargs == 1,
+	   "userspace object round-trips (process from thread ref)");
+	ok(r[19].u.kobj.obj_type == 1 && r[19].u.kobj.koid == 10 && sv_is(r[19].u.kobj.name, "proc") &&
+		   r[19].args[0].v.u64 == 1234,
+	   "kernel object round-trips");
+	ok(r[20].u.sched.sched_type == 1 && r[20].u.sched.cpu == 7 && r[20].u.sched.out_state == 3 &&
+		   r[20].u.sched.out_thread.tid == 11 && r[20].u.sched.in_thread.tid == 12 && r[20].nargs == 1,
+	   "context switch round-trips");
+	ok(r[21].u.sched.sched_type == 2 && r[21].u.sched.waking_tid == 13, "thread wakeup round-trips");
+	ok(r[22].u.sched.sched_type == 0 && r[22].u.sched.out_thread.tid == 11 &&
+		   r[22].u.sched.in_thread.pid == 300 && r[22].u.sched.in_prio == 6,
+	   "legacy context switch round-trips");
+	ok(sv_is(r[23].u.log.msg, "a log line") && r[23].u.log.thread.tid == 301, "log record round-trips");
+	ok(r[24].u.large.format == 0 && r[24].u.large.ts == 104 && r[24].u.large.size == 10 &&
+		   r[24].nargs == 1 && memcmp(r[24].u.large.data, "0123456789", 10) == 0,
+	   "large blob with metadata round-trips");
+	ok(r[25].u.large.format == 1 && r[25].u.large.size == 3 && sv_is(r[25].u.large.name, "fn"),
+	   "large blob without metadata round-trips");
+}
+
+/* ---- malformed input ---- */
+
+static void test_malformed(void)
+{
+	static const uint64_t good[] = { PROLOGUE, F(0, 4) | F(4, 3) | F(16, 4) | F(24, 1) | F(48, 1), 1, 2 };
+	struct run *run = read_words(good, sizeof(good) - 8, FXT_READER_STRICT);
+	ok(run->result == FXT_READ_TRUNCATED && run->n == PROLOGUE_RECORDS && run->err.offset == 11 * 8,
+	   "a record cut by the end of the file is TRUNCATED at its offset, whole records before it delivered");
+	ok(run->again == FXT_READ_TRUNCATED, "after TRUNCATED every call returns TRUNCATED");
+	run = read_words(good, sizeof(good) - 3, FXT_READER_STRICT);
+	ok(run->result == FXT_READ_TRUNCATED && run->n == PROLOGUE_RECORDS, "a torn last word is TRUNCATED");
+	run = read_words(good, 0, FXT_READER_STRICT);
+	ok(run->result == FXT_READ_END && run->n == 0, "an empty input is a clean end with no records");
+
+	uint64_t w[N(good)];
+	memcpy(w, good, sizeof(good));
+	w[11] = F(0, 4) | F(4, 0);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 88 && run->n == PROLOGUE_RECORDS,
+	   "a record of size 0 is CORRUPT at its offset, even in lenient mode (%s)", run->err.msg);
+	ok(run->again == FXT_READ_CORRUPT, "after CORRUPT every call returns CORRUPT");
+	w[11] = F(0, 4) | F(4, 4095) | F(16, 4) | F(24, 1) | F(48, 1);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_TRUNCATED && run->err.offset == 88, "a size past the end is TRUNCATED at its offset");
+	w[11] = F(0, 15) | F(4, 0xffffffffULL);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_TRUNCATED && run->err.offset == 88, "a large record size of 2^32-1 words is checked");
+
+	/* Refs to unregistered strings and threads. */
+	memcpy(w, good, sizeof(good));
+	w[11] = F(0, 4) | F(4, 3) | F(16, 4) | F(24, 1) | F(48, 2);
+	run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 88 && strstr(run->err.msg, "string"),
+	   "strict: a ref to an unregistered string is an error (%s)", run->err.msg);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_END && run->n == PROLOGUE_RECORDS + 1 && run->stats.lenient_fixes == 1 &&
+		   sv_is(run->rec[PROLOGUE_RECORDS].u.event.name, ""),
+	   "lenient: the ref reads as the empty string and is counted");
+	w[11] = F(0, 4) | F(4, 3) | F(16, 4) | F(24, 2) | F(48, 1);
+	run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && strstr(run->err.msg, "thread"),
+	   "strict: a ref to an unregistered thread is an error (%s)", run->err.msg);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_END && run->stats.lenient_fixes == 1 &&
+		   run->rec[PROLOGUE_RECORDS].u.event.thread.tid == 0,
+	   "lenient: the thread reads as koids 0/0 and is counted");
+
+	/* Bad UTF-8 in a string record. */
+	memcpy(w, good, sizeof(good));
+	w[7] = 0x656d61ff;
+	run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 6 * 8 && strstr(run->err.msg, "UTF-8"),
+	   "strict: a string of invalid UTF-8 is an error at its record (%s)", run->err.msg);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_END && run->stats.lenient_fixes == 1, "lenient: invalid UTF-8 is counted");
+
+	/* Non-zero reserved bits: string record bit 63, argument bits of a null argument. */
+	memcpy(w, good, sizeof(good));
+	w[6] |= F(63, 1);
+	run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && strstr(run->err.msg, "reserved"),
+	   "strict: a reserved bit set is an error (%s)", run->err.msg);
+	run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_END && run->stats.lenient_fixes == 1, "lenient: reserved bits are counted");
+
+	/* Arguments: size 0, size too small, size too large, unknown type. */
+	uint64_t a[] = { PROLOGUE, F(0, 4) | F(4, 4) | F(16, 0) | F(20, 1) | F(24, 1) | F(48, 1), 1, 0, 0 };
+	a[13] = F(0, 3) | F(4, 0) | F(16, 1);
+	run = read_words(a, sizeof(a), 0);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 88, "an argument of size 0 is CORRUPT");
+	a[13] = F(0, 3) | F(4, 1) | F(16, 1);
+	run = read_words(a, sizeof(a), 0);
+	ok(run->result == FXT_READ_CORRUPT, "an int64 argument of 1 word (no value word) is CORRUPT");
+	a[13] = F(0, 1) | F(4, 2) | F(16, 1);
+	run = read_words(a, sizeof(a), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && strstr(run->err.msg, "argument"),
+	   "strict: an int32 argument of 2 words is a size mismatch (%s)", run->err.msg);
+	run = read_words(a, sizeof(a), 0);
+	ok(run->result == FXT_READ_END && run->rec[PROLOGUE_RECORDS].nargs == 1 && run->stats.lenient_fixes == 1,
+	   "lenient: the argument is read and the mismatch counted");
+	a[13] = F(0, 12) | F(4, 2) | F(16, 1);
+	run = read_words(a, sizeof(a), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_END && run->rec[PROLOGUE_RECORDS].nargs == 0 && run->stats.unknown_skipped == 1,
+	   "an argument of unknown type 12 is skipped by its size and counted");
+	a[12] = F(0, 6) | F(4, 2) | F(16, 1) | F(32, 0x8000 | 100);
+	a[11] = F(0, 4) | F(4, 3) | F(16, 0) | F(20, 1) | F(24, 1) | F(48, 1);
+	run = read_words(a, sizeof(a) - 8, 0);
+	ok(run->result == FXT_READ_CORRUPT, "an inline string longer than its argument is CORRUPT");
+
+	/* Unknown record, event, metadata and scheduling types are skipped. */
+	uint64_t u[] = { PROLOGUE, F(0, 12) | F(4, 2), 0xffffffffffffffffULL, F(0, 4) | F(4, 2) | F(16, 13) | F(24, 1), 1,
+			 F(0, 0) | F(4, 1) | F(16, 9), F(0, 8) | F(4, 1) | F(60, 7),
+			 F(0, 15) | F(4, 2) | F(36, 5), 0,
+			 F(0, 4) | F(4, 3) | F(16, 4) | F(24, 1) | F(48, 1), 1, 2 };
+	run = read_words(u, sizeof(u), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_END && run->n == PROLOGUE_RECORDS + 1 && run->stats.unknown_skipped == 5 &&
+		   run->rec[PROLOGUE_RECORDS].offset == 19 * 8,
+	   "record type 12, event type 13, metadata type 9, scheduling type 7 and large type 5 are skipped "
+	   "and counted; the next record is read");
+
+	/* Index 0 string and thread records are ignored. */
+	uint64_t z[] = { MAGIC, F(0, 2) | F(4, 2) | F(32, 1), 'x', F(0, 3) | F(4, 3), 1, 2 };
+	run = read_words(z, sizeof(z), 0);
+	ok(run->result == FXT_READ_END && run->n == 1 && run->stats.lenient_fixes == 2,
+	   "lenient: string and thread records for index 0 are ignored (and counted)");
+	run = read_words(z, sizeof(z), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 8, "strict: a string record for index 0 is an error");
+
+	/* A record larger than its fields. */
+	uint64_t big[] = { MAGIC, F(0, 1) | F(4, 3), 1000, 0 };
+	run = read_words(big, sizeof(big), FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 8, "strict: words after a record's fields are an error");
+	run = read_words(big, sizeof(big), 0);
+	ok(run->result == FXT_READ_END && run->n == 2 && run->stats.lenient_fixes == 1,
+	   "lenient: they are skipped with the record and counted");
+	ok(fxt_reader_open_mem(&(struct fxt_reader *){ NULL }, (const char *)big + 1, 8, 0) == -EINVAL,
+	   "memory that is not 8-byte aligned is refused with -EINVAL");
+}
+
+/* ---- providers: separate tables, switching at section records ---- */
+
+static void test_providers(void)
+{
+	static const uint64_t w[] = {
+		MAGIC,
+		F(4, 2) | F(16, 1) | F(20, 1) | F(52, 1), 'A',		  /* provider info 1 "A" */
+		F(0, 1) | F(4, 2), 1000,				  /* 1000 ticks/s */
+		F(0, 2) | F(4, 2) | F(16, 1) | F(32, 1), 'a',		  /* string 1 = "a" */
+		F(0, 3) | F(4, 3) | F(16, 1), 1, 11,			  /* thread 1 = 1/11 */
+		F(4, 2) | F(16, 1) | F(20, 2) | F(52, 1), 'B',		  /* provider info 2 "B" */
+		F(0, 2) | F(4, 2) | F(16, 1) | F(32, 1), 'b',		  /* string 1 = "b" */
+		F(0, 3) | F(4, 3) | F(16, 1), 2, 22,			  /* thread 1 = 2/22 */
+		F(0, 4) | F(4, 2) | F(24, 1) | F(48, 1), 5,		  /* instant in provider 2 */
+		F(4, 1) | F(16, 2) | F(20, 1),				  /* section: provider 1 */
+		F(0, 4) | F(4, 2) | F(24, 1) | F(48, 1), 6,		  /* instant in provider 1 */
+		F(4, 2) | F(16, 1) | F(20, 1) | F(52, 1), 'A',		  /* provider 1 again: afresh */
+		F(0, 4) | F(4, 2) | F(24, 1) | F(48, 1), 7,
+	};
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	ok(fxt_reader_open_mem(&r, w, sizeof(w), 0) == 0, "open a two-provider archive");
+	int n = 0, res;
+	struct fxt_record ev[3];
+	uint64_t ns = 0;
+	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD)
+		if (rec.type == FXT_RT_EVENT && n < 3) {
+			ev[n++] = rec;
+			if (n == 2)
+				ns = fxt_reader_ticks_to_ns(r, 3);
+		}
+	ok(res == FXT_READ_END && n == 3, "three events read");
+	ok(ev[0].provider_id == 2 && sv_is(ev[0].u.event.name, "b") && ev[0].u.event.thread.tid == 22,
+	   "provider 2's event resolves through provider 2's tables");
+	ok(ev[1].provider_id == 1 && sv_is(ev[1].u.event.name, "a") && ev[1].u.event.thread.tid == 11,
+	   "after a section record, provider 1's tables are current again");
+	ok(ns == 3000000, "ticks convert with the current provider's 1000 ticks/s");
+	ok(ev[2].provider_id == 1 && sv_is(ev[2].u.event.name, "") && fxt_reader_stats(r)->lenient_fixes == 2,
+	   "a new provider info record for provider 1 starts its tables afresh");
+	ok(sv_is(fxt_reader_provider_name(r, 2), "B") && sv_is(fxt_reader_provider_name(r, 5), ""),
+	   "provider names by id; unknown ids give an empty name");
+	ok(fxt_reader_ticks_to_ns(r, 3) == 3, "without an initialization record 1 tick is 1 ns");
+	fxt_reader_close(r);
+}
+
+/* ---- files ---- */
+
+static void test_files(void)
+{
+	struct fxt_reader *r;
+	char dir[] = "/tmp/test-reader-XXXXXX";
+	ok(mkdtemp(dir) != NULL, "a temporary directory");
+	ok(fxt_reader_open(&r, dir, 0) == -EISDIR, "a directory is refused with -EISDIR");
+	char path[64];
+	snprintf(path, sizeof(path), "%s/missing.fxt", dir);
+	ok(fxt_reader_open(&r, path, 0) == -ENOENT, "a missing file is refused with -ENOENT");
+	snprintf(path, sizeof(path), "%s/empty.fxt", dir);
+	FILE *f = fopen(path, "w");
+	fclose(f);
+	struct fxt_record rec;
+	ok(fxt_reader_open(&r, path, 0) == 0 && fxt_reader_next(r, &rec) == FXT_READ_END,
+	   "an empty file opens and reads as a clean end");
+	fxt_reader_close(r);
+	f = fopen(path, "w");
+	static const uint64_t w[] = { PROLOGUE };
+	fwrite(w, 1, sizeof(w), f);
+	fclose(f);
+	int n = 0;
+	ok(fxt_reader_open(&r, path, FXT_READER_STRICT) == 0, "a file opens (mapped)");
+	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD)
+		n++;
+	ok(n == PROLOGUE_RECORDS && rec.type == FXT_RT_THREAD, "a mapped file reads like memory");
+	fxt_reader_close(r);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- validator ---- */
+
+/* Runs the validator over hand-made words; returns its verdict, *off the problem offset. */
+static int validate(const uint64_t *w, size_t bytes, uint64_t *off, char *msg)
+{
+	struct fxt_reader *r;
+	struct fxt_validator *v;
+	struct fxt_record rec;
+	int err = 0, res;
+	if (fxt_reader_open_mem(&r, w, bytes, FXT_READER_STRICT) < 0 || fxt_validator_new(&v) < 0)
+		return 99;
+	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD && !err)
+		err = fxt_validator_add(v, &rec);
+	if (!err)
+		err = fxt_validator_finish(v);
+	*off = fxt_validator_problem(v)->offset;
+	snprintf(msg, 160, "%s", fxt_validator_problem(v)->msg);
+	fxt_validator_free(v);
+	fxt_reader_close(r);
+	return res < 0 ? res : err;
+}
+
+#define CPL(s, e) F(0, 4) | F(4, 3) | F(16, 4) | F(24, 1) | F(48, 1), s, e
+#define DUR(t, ts) F(0, 4) | F(4, 2) | F(16, t) | F(24, 1) | F(48, 1), ts
+#define IDE(t, id) F(0, 4) | F(4, 3) | F(16, t) | F(24, 1) | F(48, 1), 1, id
+
+static void test_validator(void)
+{
+	uint64_t off;
+	char msg[160];
+	static const uint64_t nested[] = { PROLOGUE, CPL(2, 3), CPL(4, 5), CPL(1, 6), CPL(6, 6), CPL(7, 9),
+					   CPL(0, 10), DUR(2, 1), DUR(2, 2), DUR(3, 3), DUR(3, 4) };
+	ok(validate(nested, sizeof(nested), &off, msg) == 0, "callees before callers, zero-length and nested "
+	   "begin/end events are valid (%s)", msg);
+	static const uint64_t overlap[] = { PROLOGUE, CPL(2, 5), CPL(4, 8) };
+	ok(validate(overlap, sizeof(overlap), &off, msg) == -EBADMSG && off == 14 * 8,
+	   "complete events overlapping without nesting are invalid at the second one (%s)", msg);
+	static const uint64_t outer_first[] = { PROLOGUE, CPL(0, 10), CPL(2, 3), CPL(4, 12) };
+	ok(validate(outer_first, sizeof(outer_first), &off, msg) == -EBADMSG && off == 17 * 8,
+	   "an event crossing the end of an earlier one is invalid, whatever the order (%s)", msg);
+	static const uint64_t backwards[] = { PROLOGUE, CPL(5, 4) };
+	ok(validate(backwards, sizeof(backwards), &off, msg) == -EBADMSG && off == 88 && strstr(msg, "before"),
+	   "a complete event ending before its start is invalid (%s)", msg);
+	static const uint64_t end_only[] = { PROLOGUE, DUR(3, 1) };
+	ok(validate(end_only, sizeof(end_only), &off, msg) == -EBADMSG && off == 88,
+	   "a duration end without a begin is invalid (%s)", msg);
+	static const uint64_t open_begin[] = { PROLOGUE, DUR(2, 1), DUR(2, 2), DUR(3, 3) };
+	ok(validate(open_begin, sizeof(open_begin), &off, msg) == -EBADMSG && off == 88,
+	   "a begin never ended is invalid at the begin (%s)", msg);
+	static const uint64_t end_early[] = { PROLOGUE, DUR(2, 5), DUR(3, 4) };
+	ok(validate(end_early, sizeof(end_early), &off, msg) == -EBADMSG && off == 13 * 8,
+	   "an end stamped before its begin is invalid (%s)", msg);
+	static const uint64_t ids[] = { PROLOGUE, IDE(7, 1), IDE(5, 1), IDE(5, 2), IDE(6, 2), IDE(7, 2),
+					IDE(8, 3), IDE(9, 3), IDE(10, 3) };
+	ok(validate(ids, sizeof(ids), &off, msg) == 0,
+	   "async ids paired by count (an end may precede its begin in the file), flows paired (%s)", msg);
+	static const uint64_t async_open[] = { PROLOGUE, IDE(5, 1), IDE(5, 4), IDE(7, 1) };
+	ok(validate(async_open, sizeof(async_open), &off, msg) == -EBADMSG && off == 14 * 8 && strstr(msg, "async"),
+	   "an async begin never ended is invalid at its first record (%s)", msg);
+	static const uint64_t flow_step[] = { PROLOGUE, IDE(9, 1) };
+	ok(validate(flow_step, sizeof(flow_step), &off, msg) == -EBADMSG && strstr(msg, "flow"),
+	   "a flow step of an id never begun is invalid (%s)", msg);
+	static const uint64_t flow_twice[] = { PROLOGUE, IDE(8, 1), IDE(8, 1), IDE(10, 1) };
+	ok(validate(flow_twice, sizeof(flow_twice), &off, msg) == -EBADMSG,
+	   "a flow begun twice and ended once is invalid (%s)", msg);
+	static const uint64_t no_magic[] = { F(0, 1) | F(4, 2), 1000 };
+	ok(validate(no_magic, sizeof(no_magic), &off, msg) == -EBADMSG && off == 0 && strstr(msg, "magic"),
+	   "an archive whose first record is not the magic number is invalid (%s)", msg);
+
+	struct fxt_reader *r;
+	struct fxt_validator *v;
+	struct fxt_record rec;
+	fxt_reader_open_mem(&r, nested, sizeof(nested), 0);
+	fxt_validator_new(&v);
+	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD)
+		fxt_validator_add(v, &rec);
+	const struct fxt_validate_summary *s = fxt_validator_summary(v);
+	ok(s->events == 10 && s->by_type[FXT_RT_EVENT] == 10 && s->providers == 1 && s->threads == 1 &&
+		   s->strings == 1 && s->thread_records == 1 && s->by_type[0] == 3,
+	   "the summary counts records by type, events, providers, threads and strings");
+	fxt_validator_free(v);
+	fxt_reader_close(r);
+}
+
+/* ---- canonical text ---- */
+
+static void test_print(void)
+{
+	static const uint64_t w[] = {
+		PROLOGUE,
+		F(0, 4) | F(4, 5) | F(16, 4) | F(20, 1) | F(24, 1) | F(48, 1), 10,
+		F(0, 6) | F(4, 2) | F(16, 1) | F(32, 0x8002), 0x0a22,
+		20,
+	};
+	struct run *run = read_words(w, sizeof(w), FXT_READER_STRICT);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (int i = 0; i < run->n; i++)
+		fxt_print_record(f, &run->rec[i]);
+	fclose(f);
+	const char *want = "00000000 magic magic=0x16547846\n"
+			   "00000008 provider_info provider=7 name=\"ab\"\n"
+			   "00000018 provider_section provider=7\n"
+			   "00000020 init ticks_per_second=2000000000\n"
+			   "00000030 string index=1 str=\"name\"\n"
+			   "00000040 thread index=1 koids=100/101\n"
+			   "00000058 complete ts=10 thread=100/101 cat=\"\" name=\"name\" end_ts=20 dur=10 "
+			   "args{\"name\":string=\"\\\"\\x0a\"}\n";
+	if (!ok(run->result == FXT_READ_END && strcmp(buf, want) == 0,
+		"fxt_print_record writes one canonical line per record, control bytes and quotes escaped"))
+		printf("# got:\n%s", buf);
+	free(buf);
+}
+
+int main(void)
+{
+	test_magic_bytes();
+	test_hand_records();
+	test_hand_args();
+	test_round_trip();
+	test_malformed();
+	test_providers();
+	test_files();
+	test_validator();
+	test_print();
+	return done();
+}
