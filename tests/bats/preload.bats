@@ -53,7 +53,10 @@ bad_setting() {
 	FXT_OUTPUT=deep.fxt FXT_MAX_DEPTH=10 traced "$PROGS/s-deep" >/dev/null
 	run "$FXT_CALLS" deep.fxt
 	[ "$status" -eq 0 ]
-	[ "$output" = $'thread\ts-deep\t1\t10\ncall\ts-deep\t1\tmain\ncall\ts-deep\t9\trecurse' ]
+	[ "${lines[0]}" = $'thread\ts-deep\t1\t10' ]
+	[ "${lines[1]}" = $'call\ts-deep\t1\tmain' ]
+	[ "${lines[2]}" = $'call\ts-deep\t9\trecurse' ]
+	[ "${lines[5]}" = $'edge\ts-deep\t8\trecurse\trecurse' ]
 }
 
 @test "FXT_FILTER keeps only the functions matching its globs" {

@@ -1,9 +1,9 @@
 /* fxt-calls: canonical summary of the function calls in an FXT archive, for end-to-end tests.
- * Reads every record with the project's reader (strict mode), groups duration complete events
- * by thread name and function name, and checks that durations on each thread nest or are
- * disjoint, that every thread with events is named by a kernel object record whose `process`
- * koid names a process, and that nothing was dropped. Output is sorted, so it diffs against a
- * golden file; any violation prints one line on stderr and exits 1 (2 for usage errors). */
+ * Reads every record with the project's reader (strict mode), counts duration complete events
+ * per thread name, function and caller/callee pair, and checks that durations on each thread
+ * nest or are disjoint, that every thread with events is named by a kernel object record whose
+ * `process` koid names a process, and that nothing was dropped. Output is sorted, so it diffs
+ * against a golden file; a violation prints one line on stderr, exit 1 (2: usage error). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +19,10 @@
 struct call {
 	uint64_t start, end;
 	uint32_t func;	/* index into the function table */
+	uint32_t parent; /* func of the innermost enclosing call, or NO_PARENT (check_nesting) */
 };
+
+#define NO_PARENT UINT32_MAX
 
 /* Events of one thread (by koid pair), and its name from the latest kernel object record. */
 struct thread {
@@ -174,7 +177,8 @@ static void add_event(struct summary *sum, const struct fxt_record *rec)
 	struct thread *t = thread_of(sum, rec->u.event.thread);
 	t->calls = grow(t->calls, &t->cap, t->ncalls + 1, sizeof(*t->calls));
 	t->calls[t->ncalls++] = (struct call){ rec->u.event.ts, rec->u.event.end_ts,
-					       functab_intern(&sum->funcs, rec->u.event.name) };
+					       functab_intern(&sum->funcs, rec->u.event.name),
+					       NO_PARENT };
 }
 
 static void read_archive(struct summary *sum, struct fxt_reader *r, const char *path)
@@ -230,6 +234,7 @@ static void check_nesting(struct summary *sum, struct thread *t)
 			}
 			depth--;
 		}
+		c->parent = depth ? stack[depth - 1]->func : NO_PARENT;
 		stack[depth++] = c;
 		if (depth > t->depth)
 			t->depth = depth;
@@ -287,13 +292,55 @@ static uint32_t *func_order(const struct functab *t)
 	return order;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* `edge THREAD COUNT CALLER CALLEE` for threads [from, to): how often each function ran
+ * directly inside each other one (CALLER `-`: at the top of the thread), sorted by name.
+ * rank[f] is f's position in name order. */
+static void print_edges(const struct summary *sum, size_t from, size_t to, const uint32_t *order,
+			const uint32_t *rank)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = from; i < to; i++)
+		n += sum->threads[i].ncalls;
+	uint64_t *keys = malloc((n + 1) * sizeof(*keys));
+	if (!keys)
+		die("%s", "out of memory");
+	for (size_t i = from; i < to; i++)
+		for (size_t c = 0; c < sum->threads[i].ncalls; c++) {
+			const struct call *call = &sum->threads[i].calls[c];
+			uint64_t p = call->parent == NO_PARENT ? 0 : rank[call->parent] + 1ull;
+			keys[k++] = p << 32 | rank[call->func];
+		}
+	qsort(keys, n, sizeof(*keys), u64_cmp);
+	struct fxt_sv thread = sum->threads[from].name;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && keys[j] == keys[i]; j++)
+			;
+		uint64_t p = keys[i] >> 32;
+		struct fxt_sv callee = sum->funcs.names[order[(uint32_t)keys[i]]];
+		struct fxt_sv caller = p ? sum->funcs.names[order[p - 1]] : (struct fxt_sv){ "-", 1 };
+		printf("edge\t%.*s\t%zu\t%.*s\t%.*s\n", (int)thread.len, thread.s, j - i,
+		       (int)caller.len, caller.s, (int)callee.len, callee.s);
+	}
+	free(keys);
+}
+
 /* Prints one line per group of threads sharing a name (`thread NAME COUNT MAXDEPTH`), then
- * `call THREAD COUNT FUNCTION` per function that group called, all tab-separated. */
+ * `call THREAD COUNT FUNCTION` per function that group called and its edges (print_edges),
+ * all tab-separated. */
 static void print_by_thread(struct summary *sum, const uint32_t *order, int want_calls)
 {
 	uint64_t *counts = calloc(sum->funcs.n + 1, sizeof(*counts));
-	if (!counts)
+	uint32_t *rank = malloc((sum->funcs.n + 1) * sizeof(*rank));
+	if (!counts || !rank)
 		die("%s", "out of memory");
+	for (uint32_t f = 0; f < sum->funcs.n; f++)
+		rank[order[f]] = f;
 	qsort(sum->threads, sum->nthreads, sizeof(*sum->threads), thread_name_cmp);
 	for (size_t i = 0; i < sum->nthreads;) {
 		size_t j = i;
@@ -312,9 +359,12 @@ static void print_by_thread(struct summary *sum, const uint32_t *order, int want
 				printf("call\t%.*s\t%" PRIu64 "\t%.*s\n", (int)name.len, name.s,
 				       counts[order[f]], (int)sum->funcs.names[order[f]].len,
 				       sum->funcs.names[order[f]].s);
+		if (want_calls)
+			print_edges(sum, i, j, order, rank);
 		i = j;
 	}
 	free(counts);
+	free(rank);
 }
 
 /* `func COUNT FUNCTION` over all threads: for programs whose work moves between threads. */
@@ -336,7 +386,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: fxt-calls [-f|-t|-p|-n] ARCHIVE\n"
 	      "  (default) per thread name: `thread NAME NTHREADS MAXDEPTH`, then\n"
-	      "            `call THREAD COUNT FUNCTION` for each function it called\n"
+	      "            `call THREAD COUNT FUNCTION` for each function it called and\n"
+	      "            `edge THREAD COUNT CALLER CALLEE` for each caller/callee pair\n"
 	      "  -t        thread lines only\n"
 	      "  -f        `func COUNT FUNCTION` summed over all threads\n"
 	      "  -p        `process NAME` for each process kernel object record\n"
