@@ -26,19 +26,25 @@ __attribute__((format(printf, 2, 3))) int fxt_fail(struct fxt_reader *r, const c
 	return -1;
 }
 
-/* A violation that STRICT mode reports and lenient mode counts. */
-static int violation(struct fxt_reader *r, const char *what, uint64_t v)
+/* A violation that STRICT mode reports (returns -1) and lenient mode counts (returns 0). */
+__attribute__((format(printf, 2, 3))) static int violation(struct fxt_reader *r, const char *fmt, ...)
 {
-	if (r->flags & FXT_READER_STRICT)
-		return fxt_fail(r, "%s (0x%llx)", what, (unsigned long long)v);
-	r->stats.lenient_fixes++;
-	return 0;
+	if (!(r->flags & FXT_READER_STRICT)) {
+		r->stats.lenient_fixes++;
+		return 0;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	va_end(ap);
+	r->err.offset = r->rec_offset;
+	return -1;
 }
 
 static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
 {
 	if (word & ~used)
-		return violation(r, "non-zero reserved bits", word & ~used);
+		return violation(r, "non-zero reserved bits 0x%llx", (unsigned long long)(word & ~used));
 	return 0;
 }
 
@@ -46,7 +52,7 @@ static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 {
 	if (fxt_utf8_valid(s, len))
 		return 0;
-	return violation(r, "string is not valid UTF-8, length", len);
+	return violation(r, "string of %u bytes is not valid UTF-8", len);
 }
 
 /* Resolves a 16-bit string ref, taking an inline stream from the cursor. */
@@ -70,7 +76,7 @@ static int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, s
 	}
 	out->s = "";
 	out->len = 0;
-	return violation(r, "string ref to an unregistered index", ref);
+	return violation(r, "string ref to unregistered index %u", ref);
 }
 
 /* Resolves an 8-bit thread ref, taking two inline koid words from the cursor when it is 0. */
@@ -87,7 +93,7 @@ static int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, s
 		return 0;
 	}
 	out->pid = out->tid = 0;
-	return violation(r, "thread ref to an unregistered index", ref);
+	return violation(r, "thread ref to unregistered index %u", ref);
 }
 
 /* Reads nargs arguments (trace-format.md#arguments); unknown argument types are skipped. */
@@ -148,7 +154,7 @@ static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 		}
 		if (check_reserved(r, h, used))
 			return -1;
-		if (fxt_cursor_left(&a) && violation(r, "argument size larger than its type needs", size))
+		if (fxt_cursor_left(&a) && violation(r, "argument %u of %llu words is larger than its type needs", i, (unsigned long long)size))
 			return -1;
 		rec->nargs++;
 	}
@@ -191,7 +197,7 @@ static int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c,
 			return 0;
 		}
 		rec->u.meta.magic = (uint32_t)fxt_field_get(FXT_META_MAGIC, h);
-		if (rec->u.meta.magic != FXT_MAGIC && violation(r, "bad magic number", rec->u.meta.magic))
+		if (rec->u.meta.magic != FXT_MAGIC && violation(r, "bad magic number 0x%x", rec->u.meta.magic))
 			return -1;
 		if (check_reserved(r, h, FXT_BITS(0, 55)))
 			return -1;
@@ -210,7 +216,7 @@ static int read_init(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 		return fxt_fail(r, "initialization record without its ticks-per-second word");
 	if (check_reserved(r, h, FXT_BITS(0, 15)))
 		return -1;
-	if (rec->u.init.ticks_per_second == 0 && violation(r, "zero ticks per second", 0))
+	if (rec->u.init.ticks_per_second == 0 && violation(r, "zero ticks per second"))
 		return -1;
 	r->cur->ticks_per_second = rec->u.init.ticks_per_second;
 	return 1;
@@ -227,7 +233,7 @@ static int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 		return -1;
 	rec->u.string.index = idx;
 	if (idx == 0) /* the spec: such records must be ignored */
-		return violation(r, "string record for index 0", 0) ? -1 : 0;
+		return violation(r, "string record for index 0") ? -1 : 0;
 	if (fxt_string_set(r, idx, *s) < 0)
 		return fxt_fail(r, "out of memory for the string table");
 	return 1;
@@ -242,7 +248,7 @@ static int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 		return -1;
 	rec->u.thread.index = idx;
 	if (idx == 0) /* the spec: such records must be ignored */
-		return violation(r, "thread record for index 0", 0) ? -1 : 0;
+		return violation(r, "thread record for index 0") ? -1 : 0;
 	if (fxt_thread_set(r, idx, rec->u.thread.koids) < 0)
 		return fxt_fail(r, "out of memory for the thread table");
 	return 1;
@@ -470,7 +476,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		if (got < 0)
 			return r->state = FXT_READ_CORRUPT;
 		if (got > 0 && fxt_cursor_left(&c) &&
-		    violation(r, "record size larger than its fields need, words", words))
+		    violation(r, "record of %llu words is larger than its fields", (unsigned long long)words))
 			return r->state = FXT_READ_CORRUPT;
 		r->pos += words;
 		r->stats.records++;
