@@ -47,6 +47,36 @@ static void expect(const char *what, int n, uint32_t words, const uint64_t *want
 	ok(buf[nwant] == POISON, "%s: nothing written past the record", what);
 }
 
+/* reserve.h itself: streams of every length over dirty memory, the header slot left alone
+ * until commit, and the word count. */
+static void reserve(void)
+{
+	static const char src[17] = "0123456789abcdefg";
+	int ok_bytes = 1;
+	for (size_t len = 0; len <= 17; len++) {
+		struct fxt_res r;
+		fxt_res_begin(&r, fresh());
+		fxt_res_bytes(&r, src, len);
+		size_t nw = (len + 7) / 8;
+		unsigned char *p = (unsigned char *)&buf[1];
+		int good = fxt_res_words(&r) == 1 + nw && buf[0] == 0 && buf[1 + nw] == POISON &&
+			   memcmp(p, src, len) == 0;
+		for (size_t i = len; i < nw * 8; i++)
+			good &= p[i] == 0;
+		ok_bytes &= good;
+	}
+	ok(ok_bytes, "fxt_res_bytes writes len bytes then zeros to the next word, for len 0..17, "
+		     "and nothing else");
+	struct fxt_res r;
+	fxt_res_begin(&r, fresh());
+	fxt_res_word(&r, 0x1111);
+	fxt_res_word(&r, 0x2222);
+	ok(buf[0] == 0 && buf[1] == 0x1111 && buf[2] == 0x2222 && fxt_res_words(&r) == 3,
+	   "words land after the header slot, which stays zero before commit");
+	fxt_res_commit(&r, 0x33);
+	ok(buf[0] == 0x33 && buf[3] == POISON, "commit stores the header word in the slot");
+}
+
 static void metadata(void)
 {
 	static const unsigned char magic[8] = { 0x10, 0x00, 0x04, 0x46, 0x78, 0x54, 0x16, 0x00 };
@@ -412,6 +442,7 @@ static void limits(void)
 
 int main(void)
 {
+	reserve();
 	metadata();
 	init_string_thread();
 	events();
