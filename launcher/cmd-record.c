@@ -306,6 +306,8 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 			(unsigned long long)st->dropped);
 	else
 		fprintf(stderr, ", no records dropped");
+	if (st->saved)
+		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
@@ -362,7 +364,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, ME ": %s: %s\n", argv[at], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	int status = -1;
+	int status = child < 0 ? 1 << 8 : -1;	/* could not start: exit status 1 */
 	if (child < 0)
 		fprintf(stderr, ME ": cannot start %s: %s\n", argv[at], strerror(errno));
 	else

@@ -28,6 +28,7 @@
 #include "writer/archive.h"
 #include "writer/buffer.h"
 #include "writer/fields.h"
+#include "writer/records.h"
 
 /* How far a chunk (by index) was saved: its sequence number then, and the bytes written. */
 struct saved_chunk {
@@ -384,7 +385,7 @@ int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms)
 			for (size_t j = 0; j < m->np; j++)
 				if (m->p[j].conn == fds[i].fd)
 					on_packet(m, &m->p[j]);
-	for (size_t i = first_conn; i-- > first_pending;) {
+	for (size_t i = first_pending; i < first_conn; i++) {	/* in connection order */
 		if (!fds[i].revents)
 			continue;
 		trace_provider_packet_t pk;
@@ -463,13 +464,6 @@ static int copy_spool(struct out *o, struct provider *p)
 	return 0;
 }
 
-static uint64_t meta_hdr(uint64_t words, unsigned meta_type, uint32_t provider_id)
-{
-	return fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_METADATA) |
-	       fxt_field_prep(FXT_RECORD_SIZE, words) | fxt_field_prep(FXT_META_TYPE, meta_type) |
-	       fxt_field_prep(FXT_META_PROVIDER_ID, provider_id);
-}
-
 /* The name of the process kernel object record for pid in the durable records (the preload
  * writes it inline), or "" if there is none. */
 static void process_name(const uint64_t *d, size_t words, int pid, char *name, size_t size)
@@ -493,30 +487,20 @@ static void process_name(const uint64_t *d, size_t words, int pid, char *name, s
 /* trace-format.md#kernel-object-record: the process, named, with a `parent` koid argument. */
 static int emit_process(struct out *o, int pid, int ppid, const char *name)
 {
-	static const char arg[] = "parent";
-	uint64_t rec[2 + 32 + 3] = { 0 };
-	uint32_t len = (uint32_t)strlen(name), nw = fxt_pad_words(len);
-	uint32_t aw = 1 + fxt_pad_words(sizeof(arg) - 1) + 1;
-	rec[0] = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_KERNEL_OBJECT) |
-		 fxt_field_prep(FXT_RECORD_SIZE, 2 + nw + aw) |
-		 fxt_field_prep(FXT_KOBJ_TYPE, FXT_OBJ_TYPE_PROCESS) |
-		 fxt_field_prep(FXT_KOBJ_NAME_REF, len ? FXT_STRREF_INLINE | len : 0) |
-		 fxt_field_prep(FXT_KOBJ_ARG_CNT, 1);
-	rec[1] = (uint64_t)pid;
-	memcpy(&rec[2], name, len);
-	uint64_t *a = &rec[2 + nw];
-	a[0] = fxt_field_prep(FXT_ARG_TYPE, FXT_AT_KOID) | fxt_field_prep(FXT_ARG_SIZE, aw) |
-	       fxt_field_prep(FXT_ARG_NAME_REF, FXT_STRREF_INLINE | (sizeof(arg) - 1));
-	memcpy(&a[1], arg, sizeof(arg) - 1);
-	a[aw - 1] = (uint64_t)ppid;
-	return emit_out(o, rec, (2 + nw + aw) * 8);
+	struct fxt_warg parent = fxt_arg_koid(fxt_str_inl("parent", 6), (uint64_t)ppid);
+	struct fxt_kobj k = { .obj_type = FXT_OBJ_TYPE_PROCESS, .koid = (uint64_t)pid,
+			      .name = fxt_str_inl(name, (uint32_t)strlen(name)),
+			      .args = &parent, .nargs = 1 };
+	uint64_t rec[64];
+	int n = fxt_kobj_words(&k) <= 64 ? fxt_kobj_write(rec, &k) : -EINVAL;
+	return n < 0 ? n : emit_out(o, rec, (size_t)n * 8);
 }
 
 static int write_provider(struct fxt_manager *m, struct out *o, struct provider *p, uint32_t id,
 			  struct fxt_manager_stats *st)
 {
 	const struct fxt_buf_hdr *h = p->buf.hdr;
-	uint64_t rec[1 + 32] = { 0 };
+	uint64_t rec[1 + 32];
 	char name[256];
 	uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
 	if (used > h->durable_size)
@@ -527,16 +511,11 @@ static int write_provider(struct fxt_manager *m, struct out *o, struct provider 
 	if (!name[0])
 		snprintf(name, sizeof(name), "pid %d", p->pid);
 
-	uint32_t len = (uint32_t)strlen(name), nw = fxt_pad_words(len);
-	rec[0] = meta_hdr(1 + nw, FXT_MT_PROVIDER_INFO, id) | fxt_field_prep(FXT_META_NAME_LEN, len);
-	memcpy(&rec[1], name, len);
-	emit_out(o, rec, (1 + nw) * 8);
-	rec[0] = meta_hdr(1, FXT_MT_PROVIDER_SECTION, id);
-	emit_out(o, rec, 8);
-	rec[0] = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_INITIALIZATION) |
-		 fxt_field_prep(FXT_RECORD_SIZE, 2);
-	rec[1] = h->ticks_per_second ? h->ticks_per_second : fallback_tps(m);
-	emit_out(o, rec, 16);
+	int n = fxt_provider_info_write(rec, id, name, (uint32_t)strlen(name));
+	emit_out(o, rec, (size_t)n * 8);
+	emit_out(o, rec, (size_t)fxt_provider_section_write(rec, id) * 8);
+	n = fxt_init_write(rec, h->ticks_per_second ? h->ticks_per_second : fallback_tps(m));
+	emit_out(o, rec, (size_t)n * 8);
 	emit_out(o, d, dlen);
 	st->threads += count(d, dlen / 8, FXT_RT_KERNEL_OBJECT, FXT_OBJ_TYPE_THREAD);
 	if (p->ppid > 0)
@@ -546,9 +525,8 @@ static int write_provider(struct fxt_manager *m, struct out *o, struct provider 
 		rc = sweep(p, emit_out, o);
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	if (dropped) {
-		rec[0] = meta_hdr(1, FXT_MT_PROVIDER_EVENT, id) |
-			 fxt_field_prep(FXT_META_EVENT_ID, FXT_PE_BUFFER_OVERFLOW);
-		emit_out(o, rec, 8);
+		n = fxt_provider_event_write(rec, id, FXT_PE_BUFFER_OVERFLOW);
+		emit_out(o, rec, (size_t)n * 8);
 	}
 	st->dropped += dropped;
 	st->events += p->events;
@@ -600,8 +578,8 @@ int fxt_manager_write(struct fxt_manager *m, const char *path, struct fxt_manage
 		free(o);
 		return rc;
 	}
-	uint64_t magic = FXT_MAGIC_RECORD;
-	emit_out(o, &magic, 8);
+	uint64_t magic;
+	emit_out(o, &magic, (size_t)fxt_magic_write(&magic) * 8);
 	uint32_t id = 0;
 	int rc = 0;
 	for (size_t i = 0; i < m->np && !rc; i++) {

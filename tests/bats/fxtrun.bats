@@ -1,0 +1,298 @@
+#!/usr/bin/env bats
+# fxtrun / fxt record: one @test per option, mode and error case. Archives are checked with
+# `fxt check` and read back with `fxt dump` and fxt-calls (the project's reader). Paths come from
+# ctest (tests/record.cmake): FXT, FXTRUN, FXT_CALLS, RPROGS (tests/progs/r-*), PROGS (s-*).
+# SPDX-License-Identifier: MIT
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	mkdir -p "$TMPDIR"
+}
+
+# calls ARCHIVE FUNCTION: duration complete events named FUNCTION, over all providers.
+calls() {
+	"$FXT" dump "$1" | grep -c "^[0-9a-f]* complete .* name=\"$2\" " || true
+}
+
+# providers ARCHIVE: "NAME KOID PARENT CALLS" per provider, in archive order (CALLS = its
+# complete events), from the process records fxtrun writes with a `parent` argument.
+providers() {
+	"$FXT" dump "$1" | awk '
+		/ provider_info / { if (n) print name, koid, parent, c; n++; c = 0
+				    match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
+		/ kernel_object obj_type=1 .*"parent"/ {
+			match($0, /koid=[0-9]+/); koid = substr($0, RSTART + 5, RLENGTH - 5)
+			match($0, /"parent":koid=[0-9]+/); parent = substr($0, RSTART + 14, RLENGTH - 14) }
+		/ complete / { c++ }
+		END { if (n) print name, koid, parent, c }'
+}
+
+# wait_line FILE PATTERN: waits (up to 20 s) until FILE has a line matching PATTERN.
+wait_line() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "--help describes every option and exits 0" {
+	run "$FXTRUN" --help
+	[ "$status" -eq 0 ]
+	for opt in --output --mode --buffer-size --filter --exclude --max-depth --min-duration \
+		--no-functions --no-follow; do
+		[[ "$output" == *"$opt"* ]]
+	done
+}
+
+@test "an unknown option: one line naming it, a usage hint, exit 2, program not started" {
+	run --separate-stderr "$FXTRUN" --frobnicate touch started
+	[ "$status" -eq 2 ]
+	[[ "${stderr_lines[0]}" == *"unknown option '--frobnicate'"* ]]
+	[[ "${stderr_lines[1]}" == *"--help"* ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ ! -e started ] && [ ! -e trace.fxt ]
+}
+
+@test "malformed option values are refused with exit 2 before the program starts" {
+	for args in "--mode fast" "--buffer-size 12x" "--buffer-size 100K" "--max-depth 0" \
+		"--max-depth -3" "--min-duration 5parsecs" "--filter a,b" "--exclude="; do
+		run --separate-stderr "$FXTRUN" $args touch started
+		[ "$status" -eq 2 ]
+		[[ "${stderr_lines[0]}" == fxtrun:* ]]
+		[ ! -e started ]
+	done
+}
+
+@test "an option without its value, or no program at all, is a usage error (exit 2)" {
+	run --separate-stderr "$FXTRUN" --mode
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"'--mode' needs a value"* ]]
+	run --separate-stderr "$FXTRUN" -o x.fxt
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"no program to trace"* ]]
+}
+
+@test "a program that does not exist: clear error and exit 127, no archive" {
+	run -127 --separate-stderr "$FXTRUN" no-such-program-fxt
+	[ "$stderr" = "fxtrun: no-such-program-fxt: command not found" ]
+	[ ! -e trace.fxt ]
+}
+
+@test "default output is trace.fxt; the summary names it and ui.perfetto.dev" {
+	run --separate-stderr "$FXTRUN" "$RPROGS/r-leaf"
+	[ "$status" -eq 0 ]
+	"$FXT" check trace.fxt
+	[[ "$stderr" == *"1 process,"* ]]
+	[[ "$stderr" == *"trace written to trace.fxt"* ]]
+	[[ "$stderr" == *"ui.perfetto.dev"* ]]
+	[ "$(calls trace.fxt leaf_call)" -eq 1 ]
+}
+
+@test "-o replaces an existing file with the complete archive, leaving no temporary file" {
+	echo old >out.fxt
+	"$FXTRUN" -o out.fxt "$RPROGS/r-leaf" exec 2>/dev/null
+	"$FXT" check out.fxt
+	[ "$(calls out.fxt leaf_call)" -eq 3 ]
+	[ "$(ls | grep -v separate-stderr)" = "$(printf 'out.fxt\ntmp')" ]
+}
+
+@test "fxt record is fxtrun" {
+	"$FXT" record -o rec.fxt "$RPROGS/r-leaf" vfork 2>/dev/null
+	[ "$(calls rec.fxt leaf_call)" -eq 4 ]
+}
+
+@test "the program's exit status is fxtrun's, 128+N for a signal" {
+	run "$FXTRUN" -o a.fxt sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	run "$FXTRUN" -o b.fxt sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	"$FXT" check b.fxt
+}
+
+@test "fork, posix_spawn, exec, vfork and system: one provider per process, names and parents" {
+	"$FXTRUN" -o tree.fxt "$RPROGS/r-tree" >/dev/null 2>&1
+	"$FXT" check tree.fxt
+	providers tree.fxt >p.txt
+	cat p.txt
+	# root r-tree (parent: fxtrun), its fork child r-tree, which posix_spawns r-leaf and then
+	# becomes r-leaf "exec" (same pid); vfork+exec r-leaf; system(): sh then r-leaf.
+	root=$(awk 'NR == FNR { k[$2] = 1; next } $1 == "r-tree" && !($3 in k) { print $2 }' p.txt p.txt)
+	[ "$(echo "$root" | wc -w)" -eq 1 ]
+	child=$(awk -v r="$root" '$1 == "r-tree" && $3 == r { print $2 }' p.txt)
+	[ -n "$child" ]
+	[ "$(awk -v c="$child" '$1 == "r-leaf" && $3 == c && $4 == 3 { n++ } END { print n }' p.txt)" = 1 ]
+	[ "$(awk -v c="$child" -v r="$root" '$1 == "r-leaf" && $2 == c && $3 == r { n++ } END { print n }' p.txt)" = 1 ]
+	[ "$(awk -v r="$root" '$1 == "r-leaf" && $3 == r && $4 == 5 { n++ } END { print n }' p.txt)" = 1 ]
+	[ "$(awk -v r="$root" '$1 == "sh" && $3 == r { n++ } END { print n }' p.txt)" = 1 ]
+	[ "$(calls tree.fxt leaf_call)" -eq $((2 + 3 + 4 + 5)) ]
+	[ "$(calls tree.fxt child_work)" -eq 1 ] && [ "$(calls tree.fxt root_work)" -eq 1 ]
+}
+
+@test "--no-follow traces only the first process; children run untraced, no stray archives" {
+	run --separate-stderr "$FXTRUN" --no-follow -o nf.fxt "$RPROGS/r-tree"
+	[ "$status" -eq 0 ]
+	[ "${lines[*]}" = "arg: spawned arg: exec arg: vfork arg: system" ]
+	providers nf.fxt >p.txt
+	[ "$(wc -l <p.txt)" -eq 1 ]
+	[ "$(cut -d' ' -f1 p.txt)" = r-tree ]
+	[ "$(calls nf.fxt leaf_call)" -eq 0 ]
+	[ -z "$(ls | grep -e '\.fxt' | grep -v '^nf.fxt$')" ]
+}
+
+@test "SIGKILL of the program mid-run: the archive holds every call it reported done" {
+	"$FXTRUN" -o k.fxt "$RPROGS/r-count" >count.out 2>err.txt &
+	fxtrun_pid=$!
+	wait_line count.out "^3000 calls done"
+	kill -KILL "$(pgrep -P "$fxtrun_pid" r-count)"
+	status=0
+	wait "$fxtrun_pid" || status=$?
+	[ "$status" -eq 137 ]
+	done_calls=$(tail -1 count.out | cut -d' ' -f1)
+	"$FXT" check k.fxt
+	recorded=$(calls k.fxt work)
+	echo "done $done_calls recorded $recorded"
+	[ "$recorded" -ge "$done_calls" ]
+}
+
+@test "a segfaulting program: exit status 139 and a valid archive with its calls" {
+	run "$FXTRUN" -o segv.fxt "$PROGS/s-crash" segv
+	[ "$status" -eq 139 ]
+	"$FXT" check segv.fxt
+	[ "$(calls segv.fxt crash)" -eq 1 ]
+}
+
+@test "SIGINT to fxtrun mid-run is forwarded; the archive is valid and complete so far" {
+	# bats starts background jobs with SIGINT ignored; give the program its default action.
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$FXTRUN" -o int.fxt "$RPROGS/r-count" \
+		>count.out 2>err.txt &
+	fxtrun_pid=$!
+	wait_line count.out "^2000 calls done"
+	kill -INT "$fxtrun_pid"
+	status=0
+	wait "$fxtrun_pid" || status=$?
+	[ "$status" -eq 130 ]
+	"$FXT" check int.fxt
+	[ "$(calls int.fxt work)" -ge "$(tail -1 count.out | cut -d' ' -f1)" ]
+}
+
+@test "--mode circular overflowing 10x keeps the last calls and every durable record" {
+	run --separate-stderr "$FXTRUN" --mode circular --buffer-size 1M -o circ.fxt \
+		"$RPROGS/r-phases" 400000
+	[ "$status" -eq 0 ]
+	"$FXT" check circ.fxt
+	[ "$(calls circ.fxt late)" -eq 1000 ]
+	early=$("$FXT" dump circ.fxt | grep -c 'name="early"')
+	[ "$early" -gt 0 ] && [ "$early" -lt 40000 ]
+	"$FXT" dump circ.fxt | grep -q 'string index=.* str="early"'
+	"$FXT" dump circ.fxt | grep -q 'kernel_object obj_type=2 .* name="r-phases"'
+	"$FXT" dump circ.fxt | grep -q 'kernel_object obj_type=1 .* name="r-phases"'
+}
+
+@test "--mode oneshot stops recording when full: first calls kept, drops counted and marked" {
+	run --separate-stderr "$FXTRUN" --mode oneshot --buffer-size 1M -o one.fxt \
+		"$RPROGS/r-phases" 400000
+	[ "$status" -eq 0 ]
+	"$FXT" check one.fxt
+	[ "$(calls one.fxt late)" -eq 0 ]
+	[ "$(calls one.fxt early)" -gt 0 ]
+	"$FXT" dump one.fxt | grep -q 'provider_event .*buffer_full'
+	[[ "$stderr" == *"records DROPPED"* ]]
+}
+
+@test "--mode streaming saves while running: every call is recorded or counted as dropped" {
+	run --separate-stderr "$FXTRUN" --mode streaming --buffer-size 1M -o s.fxt \
+		"$RPROGS/r-phases" 400000
+	[ "$status" -eq 0 ]
+	"$FXT" check s.fxt
+	[[ "$stderr" == *"MB saved while running"* ]]
+	dropped=0
+	if [[ "$stderr" =~ ([0-9]+)\ records\ DROPPED ]]; then dropped=${BASH_REMATCH[1]}; fi
+	recorded=$("$FXT" dump s.fxt | grep -c ' complete ')
+	echo "recorded $recorded dropped $dropped"
+	[ $((recorded + dropped)) -eq $((400000 + 1000 + 1)) ]
+	# more than the 1 MiB buffer holds at once (about 38000 events): halves were saved and reused
+	[ "$recorded" -gt 40000 ]
+}
+
+@test "streaming is the default mode and with room to spare loses nothing" {
+	"$FXTRUN" -o d.fxt "$RPROGS/r-phases" 100000 2>/dev/null
+	run "$FXT_CALLS" -f d.fxt
+	[ "$status" -eq 0 ]
+	[ "$output" = $'func\t100000\tearly\nfunc\t1000\tlate\nfunc\t1\tmain' ]
+}
+
+@test "--filter (repeatable) records only matching functions" {
+	"$FXTRUN" --filter 'lat*' --filter main -o f.fxt "$RPROGS/r-phases" 5000 2>/dev/null
+	[ "$(calls f.fxt late)" -eq 1000 ] && [ "$(calls f.fxt main)" -eq 1 ]
+	[ "$(calls f.fxt early)" -eq 0 ]
+}
+
+@test "--exclude (repeatable) leaves out matching functions" {
+	"$FXTRUN" --exclude early --exclude 'ma*' -o x.fxt "$RPROGS/r-phases" 5000 2>/dev/null
+	[ "$(calls x.fxt late)" -eq 1000 ]
+	[ "$(calls x.fxt early)" -eq 0 ] && [ "$(calls x.fxt main)" -eq 0 ]
+}
+
+@test "--max-depth 1 records only the outermost calls" {
+	"$FXTRUN" --max-depth 1 -o md.fxt "$RPROGS/r-phases" 5000 2>/dev/null
+	[ "$(calls md.fxt main)" -eq 1 ]
+	[ "$("$FXT" dump md.fxt | grep -c ' complete ')" -eq 1 ]
+}
+
+@test "--min-duration drops calls shorter than the limit" {
+	"$FXTRUN" --min-duration 50ms -o mind.fxt "$RPROGS/r-count" 2000 >/dev/null 2>&1
+	[ "$(calls mind.fxt work)" -eq 0 ]
+	[ "$(calls mind.fxt main)" -eq 1 ]
+}
+
+@test "--no-functions records no calls but still names the process" {
+	"$FXTRUN" --no-functions -o nofn.fxt "$RPROGS/r-phases" 5000 2>/dev/null
+	"$FXT" check nofn.fxt
+	[ "$("$FXT" dump nofn.fxt | grep -c ' complete ')" -eq 0 ]
+	"$FXT" dump nofn.fxt | grep -q 'provider_info .*name="r-phases"'
+}
+
+@test "--buffer-size sets the per-process buffer (a small oneshot one fills and says so)" {
+	run --separate-stderr "$FXTRUN" --mode oneshot --buffer-size 1M -o b1.fxt \
+		"$RPROGS/r-phases" 200000
+	[[ "$stderr" == *"DROPPED"* ]]
+	run --separate-stderr "$FXTRUN" --mode oneshot --buffer-size 64M -o b64.fxt \
+		"$RPROGS/r-phases" 200000
+	[[ "$stderr" == *"no records dropped"* ]]
+	[ "$(calls b64.fxt early)" -eq 200000 ]
+}
+
+@test "programs are found on PATH and by relative path, from any directory" {
+	PATH="$RPROGS:$PATH" run "$FXTRUN" -o p.fxt r-leaf spawned
+	[ "$status" -eq 0 ]
+	[ "$(calls p.fxt leaf_call)" -eq 2 ]
+	mkdir sub && cd sub
+	rel=$(realpath --relative-to=. "$RPROGS/r-leaf")
+	run "$FXTRUN" -o ../rel.fxt "$rel"
+	[ "$status" -eq 0 ]
+	[ "$(calls ../rel.fxt leaf_call)" -eq 1 ]
+}
+
+@test "arguments with spaces and quotes reach the program unchanged" {
+	run --separate-stderr "$FXTRUN" -o q.fxt "$RPROGS/r-leaf" "a b" "it's \"quoted\"" "" '$HOME'
+	[ "$status" -eq 0 ]
+	[ "$output" = $'arg: a b\narg: it\'s "quoted"\narg: \narg: $HOME' ]
+}
+
+@test "stdin and stdout are the program's own; the summary goes to stderr" {
+	run --separate-stderr bash -c 'echo hello | "$0" -o cat.fxt cat' "$FXTRUN"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	[[ "$stderr" == *"trace written to cat.fxt"* ]]
+}
+
+@test "the session directory is private (0700, buffers 0600) and removed at the end" {
+	run --separate-stderr "$FXTRUN" -o sess.fxt sh -c \
+		'stat -c %a "$FXT_SESSION"; stat -c %a "$FXT_SESSION"/*.buf | sort -u; echo "$FXT_SESSION"'
+	[ "${lines[0]}" = 700 ] && [ "${lines[1]}" = 600 ]
+	[ ! -e "${lines[2]}" ]
+	[ -z "$(ls "$TMPDIR")" ]
+}

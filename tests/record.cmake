@@ -1,0 +1,21 @@
+# fxtrun / fxt record tests: the tests/progs/r-* programs (built with -finstrument-functions into
+# rprogs/), run by tests/bats/fxtrun.bats through fxtrun with every option and mode; archives
+# are checked with `fxt check`, `fxt dump` and tests/e2e/fxt-calls (the project's reader).
+find_program(BASH bash REQUIRED)
+set(FXT_RPROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/rprogs)
+foreach(name r-leaf r-tree r-count r-phases r-spin)
+	add_executable(rprog-${name} progs/${name}.c)
+	target_compile_options(rprog-${name} PRIVATE -finstrument-functions -O0 -g -pthread -Wall
+		-Wextra $<$<BOOL:${FXT_WERROR}>:-Werror>)
+	target_link_options(rprog-${name} PRIVATE -pthread)
+	set_target_properties(rprog-${name} PROPERTIES OUTPUT_NAME ${name}
+		RUNTIME_OUTPUT_DIRECTORY ${FXT_RPROGS_DIR})
+endforeach()
+
+if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
+	add_test(NAME fxtrun-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXT_CALLS=$<TARGET_FILE:fxt-calls>
+		RPROGS=${FXT_RPROGS_DIR} PROGS=${FXT_PROGS_DIR}/gcc
+		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun.bats)
+	set_tests_properties(fxtrun-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+endif()
