@@ -34,39 +34,53 @@ static inline int fxtp_running(void)
 	return __atomic_load_n(&fxtp_state, __ATOMIC_RELAXED) == FXTP_STATE_RUNNING;
 }
 
-/* Frame value flags (struct fxtp_frame.v, cache values): below 0x8000 it is an indexed string
- * ref recorded on the fast path; otherwise one of these. */
+/* Name values (names.c's shared map): below 0x8000 an indexed string ref; otherwise one of
+ * these. */
 #define FXTP_V_SKIP 0x80000000u	  /* filtered out, too deep or inherited: not recorded */
 #define FXTP_V_INLINE 0x40000000u /* strings exhausted: low 24 bits = name slot (names.c) */
 #define FXTP_V_SLOT_MASK 0x00ffffffu
+
+/* A frame's tag (and a cache entry's): the thread's complete-event header with the name, ready
+ * for the exit fast path (its low 32 bits are never zero: record type 4), or, for calls the
+ * exit slow path must handle, the name value shifted left by 32 (low 32 bits zero). */
+static inline uint64_t fxtp_tag_slow(uint32_t v)
+{
+	return (uint64_t)v << 32;
+}
+
+static inline int fxtp_tag_fast(uint64_t tag)
+{
+	return (uint32_t)tag != 0;
+}
 
 /* One open call on the shadow stack. */
 struct fxtp_frame {
 	uint64_t start;	/* timestamp at entry */
 	uintptr_t sp;	/* caller-side stack pointer at the hook (CFA): deeper calls have lower */
 	uintptr_t fn;	/* function address from the hook */
-	uint32_t v;	/* name ref or FXTP_V_* */
-	uint32_t pad;
+	uint64_t tag;	/* see fxtp_tag_slow() */
 };
 
 #define FXTP_CACHE_SIZE 512u /* per-thread name cache entries, power of two */
 struct fxtp_cache_ent {
 	uintptr_t fn;
-	uint32_t v;
+	uint64_t tag;	/* for this thread: see fxtp_tag_slow() */
 };
 
 /* Per-thread state: lives in TLS, listed in the thread registry (thread.c) while alive. */
 struct fxtp_thread {
-	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it */
+	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it (and
+					 * limit, NULL while the guard is held) */
 	int dead;			/* past the key destructor, or setup failed: no tracing */
 	struct fxtp_frame *top;		/* next free frame */
 	struct fxtp_frame *limit;	/* entry takes the fast path below it: min(end, depth_cap),
-					 * base without TSC, NULL until set up */
+					 * base without TSC; NULL until set up, and while the
+					 * guard is held (fxtp_leave() sets it) */
 	struct fxtp_frame *base;	/* shadow stack (mmap, grows by mremap); base[-1] is a
 					 * sentinel frame with sp = UINTPTR_MAX */
 	struct fxtp_frame *end;		/* end of the mapping */
 	struct fxtp_frame *depth_cap;	/* frames at or above it are FXTP_V_SKIP (FXT_MAX_DEPTH) */
-	uint32_t fastlimit;		/* v below it: fast 24-byte write at exit (0: never) */
+	uint32_t fastlimit;		/* name values below it get fast tags (0: none do) */
 	uint32_t thread_index;		/* 1..255, or 0: events carry koids inline */
 	uint64_t hdr_base;		/* complete-event header without the name ref */
 	struct fxt_chunk_w w;
@@ -78,23 +92,6 @@ struct fxtp_thread {
 	struct fxtp_cache_ent cache[FXTP_CACHE_SIZE];
 };
 extern FXTP_TLS struct fxtp_thread fxtp_self;
-
-/* Takes the guard: returns 0 if this thread is already inside the tracer (the caller must then
- * do nothing), else 1; every hook and wrapper that records pairs it with fxtp_leave(). */
-static inline int fxtp_enter(struct fxtp_thread *t)
-{
-	if (__builtin_expect(t->in_tracer, 0))
-		return 0;
-	t->in_tracer = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return 1;
-}
-
-static inline void fxtp_leave(struct fxtp_thread *t)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->in_tracer = 0;
-}
 
 /* Process-wide tracer context, set by the constructor (and refreshed in a fork child). */
 struct fxtp_ctx {
@@ -118,6 +115,34 @@ struct fxtp_ctx {
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */
 };
 extern struct fxtp_ctx fxtp;
+
+/* Takes the guard: returns 0 if this thread is already inside the tracer (the caller must then
+ * do nothing), else 1; every slow path and wrapper that records pairs it with fxtp_leave().
+ * While it is held, limit is NULL: hooks of code the tracer calls (or of a signal handler
+ * interrupting it) take the slow path at entry and return; their exits cannot match the top
+ * frame (deeper stack pointer) and take the slow path too. So the fast path reads no flag. */
+static inline int fxtp_enter(struct fxtp_thread *t)
+{
+	if (__builtin_expect(t->in_tracer, 0))
+		return 0;
+	t->in_tracer = 1;
+	t->limit = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline void fxtp_leave(struct fxtp_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!t->base || t->dead)
+		t->limit = NULL;
+	else if (!fxtp.use_tsc)
+		t->limit = t->base;
+	else
+		t->limit = t->depth_cap < t->end ? t->depth_cap : t->end;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->in_tracer = 0;
+}
 
 static inline uint64_t fxtp_now(void)
 {
@@ -163,8 +188,8 @@ void fxtp_stack_release(struct fxtp_thread *t);
 
 /* ---- names.c ---- */
 /* Name of function fn for this thread's cache slot c: shared map, else symbolize and intern
- * (guard held by the caller). Returns the frame value. */
-uint32_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_ent *c);
+ * (guard held by the caller). Fills c and returns the frame tag. */
+uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_ent *c);
 /* Name of an FXTP_V_INLINE slot, and its length. */
 const char *fxtp_name_slot(uint32_t v, uint32_t *len);
 int fxtp_names_init(void);

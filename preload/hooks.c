@@ -1,14 +1,12 @@
 /* The -finstrument-functions hooks: the hot path of the tracer. Entry pushes a frame (stack
- * pointer, name ref from the per-thread cache, TSC); exit pops it and writes one 24-byte
+ * pointer, frame tag from the per-thread name cache, TSC); exit pops it and writes one 24-byte
  * duration complete event into the thread's chunk (pointer bump, header last). No atomics,
  * syscalls, locks, allocation or calls here: anything unusual tail-calls a slow path in stack.c,
- * which takes the guard. The fast path only reads the guard, and orders its stores so that a
- * signal handler running hooks in the middle of it (or never returning: siglongjmp) leaves the
- * shadow stack and the chunk consistent. It does not read the global state: a thread is set up
- * only while RUNNING, and after STOPPING its events land in a buffer already archived. */
+ * which takes the guard. Stores are ordered so that a signal handler running hooks in the middle
+ * (or never returning: siglongjmp) leaves the shadow stack and the chunk consistent, and so that
+ * the exit flush can read a running thread's frames (exits stop popping once STOPPING). */
 /* SPDX-License-Identifier: MIT */
 #include "preload/fxtp.h"
-#include "writer/fields.h"
 
 /* The caller-side stack pointer at the hook: equal at entry and exit of one call, strictly
  * lower for every call nested inside it. */
@@ -22,20 +20,23 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	uintptr_t sp = HOOK_SP();
 	struct fxtp_frame *f = t->top;
 	struct fxtp_cache_ent *c = &t->cache[((uintptr_t)fn >> 4) & (FXTP_CACHE_SIZE - 1)];
-	/* limit is NULL until the thread is set up (which needs RUNNING), and folds in the depth
-	 * cap and the absence of a TSC. base[-1] is a sentinel frame with sp = UINTPTR_MAX. */
-	if (unlikely(f >= t->limit || t->in_tracer || f[-1].sp <= sp || c->fn != (uintptr_t)fn)) {
+	/* limit is NULL until the thread is set up (which needs RUNNING) and while the guard is
+	 * held; it folds in the depth cap and the absence of a TSC. base[-1] is a sentinel frame
+	 * with sp = UINTPTR_MAX. */
+	if (unlikely(f >= t->limit || f[-1].sp <= sp || c->fn != (uintptr_t)fn)) {
 		fxtp_enter_slow(t, (uintptr_t)fn, sp);
 		return;
 	}
-	uint32_t v = c->v;
-	f->sp = sp;	/* before the push: a handler's hooks compare against it */
+	/* The frame is filled before the push: frames below top are always whole, for the exit
+	 * flush reading them from another thread. A handler's hooks running in between reuse the
+	 * slot and leave top as it was; a field they overwrote makes our exit mismatch, and the
+	 * slow path closes the frame. */
+	f->sp = sp;
+	f->fn = (uintptr_t)fn;
+	f->tag = c->tag;
+	f->start = __rdtsc();
 	BARRIER();
 	t->top = f + 1;
-	BARRIER();
-	f->fn = (uintptr_t)fn;
-	f->v = v;
-	f->start = __rdtsc();
 }
 
 FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -45,13 +46,16 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	struct fxtp_thread *t = &fxtp_self;
 	uintptr_t sp = HOOK_SP();
 	struct fxtp_frame *top = t->top;
-	if (unlikely(top <= t->base || t->in_tracer ||
-		     top[-1].fn != (uintptr_t)fn || top[-1].sp != sp || top[-1].v >= t->fastlimit)) {
+	/* While the guard is held no exit matches the top frame (see fxtp_enter()). Once STOPPING,
+	 * exits pop nothing: the exit flush reads this thread's frames below its top while it
+	 * may still run, and entries only write above the top. */
+	if (unlikely(!fxtp_running() || top <= t->base || top[-1].fn != (uintptr_t)fn ||
+		     top[-1].sp != sp || !fxtp_tag_fast(top[-1].tag))) {
 		fxtp_exit_slow(t, (uintptr_t)fn, sp, now);
 		return;
 	}
 	struct fxtp_frame *f = top - 1;
-	uint64_t start = f->start, hdr = t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, f->v);
+	uint64_t start = f->start, hdr = f->tag;
 	BARRIER();
 	t->top = f;	/* popped before the chunk is touched: a handler's hooks start after it */
 	BARRIER();

@@ -45,6 +45,7 @@ struct fxtp_ctx fxtp;
 
 #define DEFAULT_BUFFER (64ULL << 20)
 #define CALIBRATE_MIN_NS 10000000ULL /* the shortest calibration span: 10 ms */
+#define SETTLE_NS 50000ULL /* wait for hooks in flight when the exit flush starts */
 
 void fxtp_warn(const char *msg, const char *detail)
 {
@@ -353,6 +354,9 @@ void fxtp_finish(int from_signal)
 		return;
 	int saved = errno;
 	struct fxtp_thread *self = &fxtp_self;
+	/* Hooks already past their state check finish first (exits pop no more after it). */
+	for (uint64_t t0 = mono_ns(); mono_ns() - t0 < SETTLE_NS;)
+		;
 	uint64_t now = fxtp_now();
 	/* Threads still running write on after this; the archive leaves their later events out. */
 	fxtp.buf.hdr->stop_ticks = now;

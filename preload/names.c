@@ -155,16 +155,17 @@ static uint32_t first_sight(uintptr_t fn)
 	return v;
 }
 
-__attribute__((noinline)) uint32_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn,
+__attribute__((noinline)) uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn,
 						  struct fxtp_cache_ent *c)
 {
-	(void)t;
 	uint32_t v;
 	if (!lookup(fn, &v))
 		v = first_sight(fn);
-	c->v = v;
+	uint64_t tag = v < t->fastlimit ? t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, v)
+					: fxtp_tag_slow(v);
+	c->tag = tag;
 	c->fn = fn;
-	return v;
+	return tag;
 }
 
 const char *fxtp_name_slot(uint32_t v, uint32_t *len)

@@ -17,13 +17,13 @@
 /* The mapping starts with a sentinel frame (sp = UINTPTR_MAX, never dead), then the frames. */
 static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *map, size_t bytes, size_t depth)
 {
-	map[0] = (struct fxtp_frame){ .sp = UINTPTR_MAX, .v = FXTP_V_SKIP };
+	map[0] = (struct fxtp_frame){ .sp = UINTPTR_MAX, .tag = fxtp_tag_slow(FXTP_V_SKIP) };
 	t->base = map + 1;
 	t->top = t->base + depth;
 	t->end = map + bytes / sizeof(*map);
 	t->depth_cap = fxtp.max_depth ? t->base + fxtp.max_depth
 				      : (struct fxtp_frame *)UINTPTR_MAX;
-	t->limit = !fxtp.use_tsc ? t->base : t->depth_cap < t->end ? t->depth_cap : t->end;
+	/* limit: set by fxtp_leave() (this runs with the guard held). */
 }
 
 static size_t map_bytes(const struct fxtp_thread *t)
@@ -73,14 +73,16 @@ __attribute__((noinline)) struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread 
 static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
 		     uint64_t end)
 {
-	if ((f->v & FXTP_V_SKIP) || (fxtp.min_ticks && end - f->start < fxtp.min_ticks))
+	uint32_t v = fxtp_tag_fast(f->tag) ? (uint32_t)fxt_field_get(FXT_EVENT_NAME_REF, f->tag)
+					    : (uint32_t)(f->tag >> 32);
+	if ((v & FXTP_V_SKIP) || (fxtp.min_ticks && end - f->start < fxtp.min_ticks))
 		return;
 	uint32_t tindex = w == &t->w ? t->thread_index : 0;
 	const char *name = NULL;
 	uint32_t len = 0;
-	uint16_t ref = (uint16_t)f->v;
-	if (f->v & FXTP_V_INLINE) {
-		name = fxtp_name_slot(f->v, &len);
+	uint16_t ref = (uint16_t)v;
+	if (v & FXTP_V_INLINE) {
+		name = fxtp_name_slot(v, &len);
 		ref = 0;
 	}
 	if (tindex && !name) {
@@ -120,12 +122,12 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 		f = t->top;
 	}
 	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
-	uint32_t v = c->fn == fn ? c->v : fxtp_name_miss(t, fn, c);
+	uint64_t tag = c->fn == fn ? c->tag : fxtp_name_miss(t, fn, c);
 	if (f >= t->depth_cap)
-		v = FXTP_V_SKIP;
+		tag = fxtp_tag_slow(FXTP_V_SKIP);
 	f->sp = sp;
 	f->fn = fn;
-	f->v = v;
+	f->tag = tag;
 	t->top = f + 1;
 	f->start = fxtp_now();
 out:

@@ -171,7 +171,7 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 		return;	/* this thread had never been set up: its first hook will do it */
 	/* Inherited frames are the parent's calls: kept for pairing, never recorded. */
 	for (struct fxtp_frame *f = self->base; f < self->top; f++)
-		f->v = FXTP_V_SKIP;
+		f->tag = fxtp_tag_slow(FXTP_V_SKIP);
 	memset(self->cache, 0, sizeof(self->cache));
 	self->tid = gettid();
 	self->prev = self->next = NULL;
