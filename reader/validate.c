@@ -162,13 +162,9 @@ static size_t thread_slot(const struct fxt_validator *v, uint32_t provider, stru
 	}
 }
 
-static struct vthread *thread_of(struct fxt_validator *v, uint32_t provider, struct fxt_koids k)
+static __attribute__((noinline)) struct vthread *thread_lookup(struct fxt_validator *v, uint32_t provider,
+								struct fxt_koids k)
 {
-	if (v->last < v->capthreads) {
-		struct vthread *t = &v->threads[v->last];
-		if (t->used && t->provider == provider && t->pid == k.pid && t->tid == k.tid)
-			return t;
-	}
 	if ((v->sum.threads + 1) * 2 > v->capthreads) {
 		size_t oldcap = v->capthreads;
 		struct vthread *old = v->threads;
@@ -194,6 +190,18 @@ static struct vthread *thread_of(struct fxt_validator *v, uint32_t provider, str
 	}
 	v->last = i;
 	return t;
+}
+
+/* The thread's state, created on first sight; NULL: out of memory. Consecutive events of one
+ * thread (a chunk) hit the cached last slot. */
+static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provider, struct fxt_koids k)
+{
+	if (v->capthreads) {
+		struct vthread *t = &v->threads[v->last];
+		if (t->tid == k.tid && t->pid == k.pid && t->provider == provider && t->used)
+			return t;
+	}
+	return thread_lookup(v, provider, k);
 }
 
 /* A complete event [s, e] against the thread's roots: roots inside it become part of it, a root
@@ -229,10 +237,12 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, const struct
 		}
 		if (grow((void **)&t->roots, &t->caproots, t->nroots + 1, sizeof(*t->roots)) < 0)
 			return -ENOMEM;
-		memmove(t->roots + lo + 1, t->roots + lo, (t->nroots - lo) * sizeof(*t->roots));
+		if (lo < t->nroots)
+			memmove(t->roots + lo + 1, t->roots + lo, (t->nroots - lo) * sizeof(*t->roots));
 		t->nroots++;
 	} else if (hi - lo > 1) {
-		memmove(t->roots + lo + 1, t->roots + hi, (t->nroots - hi) * sizeof(*t->roots));
+		if (hi < t->nroots)
+			memmove(t->roots + lo + 1, t->roots + hi, (t->nroots - hi) * sizeof(*t->roots));
 		t->nroots -= hi - lo - 1;
 	}
 	t->roots[lo] = (struct span){ s, e };
