@@ -10,6 +10,7 @@ fxt_unit_test(test-client unit/test-client.c LIBS fxt_client)
 
 add_executable(gen-client-archive client/gen-client-archive.c)
 fxt_set_flags(gen-client-archive)
+target_link_libraries(gen-client-archive PRIVATE fxt_writer)
 
 if(NOT TARGET fxt)
 	return()
