@@ -55,13 +55,15 @@ FXT_BUFFER_SIZE=$((size_mb + 64))M FXT_OUTPUT="$work/big.fxt" LD_PRELOAD="$fxtau
 big_bytes=$(stat -c %s "$work/big.fxt")
 big_events=$(events "$work/big.fxt")
 echo "== $((big_bytes / 1048576)) MiB archive: calls-work traced by libfxtauto.so =="
-row "fxt report" "$big_bytes" "$big_events" "$(best "$fxt" report "$work/big.fxt")"
+t_big_r=$(best "$fxt" report "$work/big.fxt")
+row "fxt report" "$big_bytes" "$big_events" "$t_big_r"
 row "fxt json" "$big_bytes" "$big_events" "$(best "$fxt" json -o /dev/null "$work/big.fxt")"
-report_mbs=$(python3 -c "print(round($big_bytes / 1e6 / $(best "$fxt" report "$work/big.fxt")))")
+report_mbs=$(python3 -c "print(round($big_bytes / 1e6 / $t_big_r))")
 rm -f "$work/big.fxt"
 
 # ---- the same N-call workload recorded by each tracer ----
-FXT_OUTPUT="$work/small.fxt" LD_PRELOAD="$fxtauto" "$work/calls-work" "$calls" >/dev/null
+FXT_BUFFER_SIZE=$((calls * 24 / 1048576 + 64))M FXT_OUTPUT="$work/small.fxt" LD_PRELOAD="$fxtauto" \
+	"$work/calls-work" "$calls" >/dev/null
 uftrace record --no-libcall -d "$work/uftrace.data" "$work/calls-work" "$calls" >/dev/null
 fxt_bytes=$(stat -c %s "$work/small.fxt")
 fxt_calls=$(events "$work/small.fxt")

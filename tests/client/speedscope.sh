@@ -19,7 +19,7 @@ if [ ! -f "$pkg/package.json" ]; then
 	command -v npm >/dev/null || skip "npm is not installed"
 	mkdir -p "$cache"
 	timeout 120 npm install --prefix "$cache" --no-audit --no-fund speedscope@1.25.0 \
-		>"$cache/npm.log" 2>&1 || skip "npm install speedscope@1.25.0 failed (registry unreachable?): $(tail -1 "$cache/npm.log")"
+		>"$cache/npm.log" 2>&1 || skip "npm install speedscope@1.25.0 failed (registry unreachable?): $(grep -m1 -i error "$cache/npm.log")"
 fi
 name=$(basename "$prog")
 FXT_OUTPUT="$cache/$name.fxt" LD_PRELOAD="$FXTAUTO" "$prog" >/dev/null
