@@ -30,7 +30,7 @@ static inline int fxt_cursor_u64(struct fxt_cursor *c, uint64_t *out)
 /* Takes a stream of n bytes padded to 8; 0 when it does not fit. */
 static inline int fxt_cursor_bytes(struct fxt_cursor *c, uint64_t n, const char **out)
 {
-	uint64_t words = (n + 7) / 8;
+	uint64_t words = n / 8 + (n % 8 != 0); /* (n + 7) / 8 wraps for n near 2^64 */
 	if (words > fxt_cursor_left(c))
 		return 0;
 	*out = (const char *)c->p;

@@ -645,6 +645,15 @@ static void test_print(void)
 	free(buf);
 }
 
+/* Found by the fuzzer: a payload size near 2^64 must not round up to 0 words. */
+static void test_huge_payload(void)
+{
+	static const uint64_t w[] = { PROLOGUE, F(0, 15) | F(4, 3) | F(40, 1), 0, 0xfffffffffffffff9ULL };
+	struct run *run = read_words(w, sizeof(w), 0);
+	ok(run->result == FXT_READ_CORRUPT && run->n == PROLOGUE_RECORDS && run->err.offset == 11 * 8,
+	   "a large blob claiming 2^64-7 payload bytes in 3 words is CORRUPT at its offset (%s)", run->err.msg);
+}
+
 int main(void)
 {
 	test_magic_bytes();
@@ -652,6 +661,7 @@ int main(void)
 	test_hand_args();
 	test_round_trip();
 	test_malformed();
+	test_huge_payload();
 	test_providers();
 	test_files();
 	test_validator();

@@ -1,0 +1,99 @@
+/* libFuzzer entry for the FXT reader: any bytes are read to the end twice, STRICT (every record
+ * also fed to the semantic validator) and lenient; each decoded record is printed to /dev/null
+ * and its views (strings, payloads) checked to lie inside the input. The input is copied to a
+ * malloc block of its exact size (16-aligned) so that ASan sees a read of one byte past it.
+ * Built only with FXT_FUZZ=ON (tests/fuzz.cmake). */
+/* SPDX-License-Identifier: MIT */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt/reader.h"
+#include "reader/print.h"
+
+static FILE *devnull;
+static const char *in_lo, *in_hi; /* the input being read */
+
+/* Every view the reader hands out lies inside the input (or is empty): abort otherwise. */
+static void inside(const void *p, uint64_t len)
+{
+	const char *c = p;
+	if (len && (c < in_lo || c > in_hi || len > (uint64_t)(in_hi - c)))
+		abort();
+}
+
+static void check_views(const struct fxt_record *rec)
+{
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		inside(rec->args[i].name.s, rec->args[i].name.len);
+		if (rec->args[i].type == 6)
+			inside(rec->args[i].v.str.s, rec->args[i].v.str.len);
+	}
+	switch (rec->type) {
+	case 0:
+		if (rec->u.meta.meta_type == 1)
+			inside(rec->u.meta.name.s, rec->u.meta.name.len);
+		break;
+	case 2: inside(rec->u.string.str.s, rec->u.string.str.len); break;
+	case 4:
+		inside(rec->u.event.category.s, rec->u.event.category.len);
+		inside(rec->u.event.name.s, rec->u.event.name.len);
+		break;
+	case 5:
+		inside(rec->u.blob.name.s, rec->u.blob.name.len);
+		inside(rec->u.blob.data, rec->u.blob.size);
+		break;
+	case 6: inside(rec->u.uobj.name.s, rec->u.uobj.name.len); break;
+	case 7: inside(rec->u.kobj.name.s, rec->u.kobj.name.len); break;
+	case 9: inside(rec->u.log.msg.s, rec->u.log.msg.len); break;
+	case 15:
+		inside(rec->u.large.category.s, rec->u.large.category.len);
+		inside(rec->u.large.name.s, rec->u.large.name.len);
+		inside(rec->u.large.data, rec->u.large.size);
+		break;
+	}
+	if (rec->offset + rec->words * 8 > (uint64_t)(in_hi - in_lo))
+		abort();
+}
+
+static void read_all(const void *data, size_t size, unsigned flags)
+{
+	struct fxt_reader *r;
+	struct fxt_validator *v = NULL;
+	struct fxt_record rec;
+	if (fxt_reader_open_mem(&r, data, size, flags) < 0)
+		return;
+	if ((flags & FXT_READER_STRICT) && fxt_validator_new(&v) < 0)
+		v = NULL;
+	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD) {
+		check_views(&rec);
+		fxt_print_record(devnull, &rec);
+		fxt_reader_ticks_to_ns(r, rec.u.event.ts);
+		fxt_reader_provider_name(r, rec.provider_id);
+		if (v)
+			fxt_validator_add(v, &rec);
+	}
+	if (v) {
+		fxt_validator_finish(v);
+		fxt_validator_summary(v);
+		fxt_validator_free(v);
+	}
+	fxt_reader_close(r);
+}
+
+__attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!devnull && !(devnull = fopen("/dev/null", "w")))
+		abort();
+	void *copy = malloc(size ? size : 1);
+	if (!copy || ((uintptr_t)copy & 7))
+		abort();
+	memcpy(copy, data, size);
+	in_lo = copy;
+	in_hi = in_lo + size;
+	read_all(copy, size, FXT_READER_STRICT);
+	read_all(copy, size, 0);
+	free(copy);
+	return 0;
+}
