@@ -88,7 +88,8 @@ static int64_t arg_size(const struct fxt_warg *a)
 			return -EINVAL;
 		n += fxt_str_words(&a->v.str);
 	}
-	return n;
+	/* Its own 12-bit size field: only a large blob's arguments can get past it. */
+	return (uint64_t)n > FXT_FIELD_MAX(FXT_ARG_SIZE) ? -E2BIG : n;
 }
 
 uint32_t fxt_arg_words(const struct fxt_warg *a)

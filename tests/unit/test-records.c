@@ -426,6 +426,18 @@ static void limits(void)
 	ok(fxt_event_words(&e) == 0 && fxt_event_write(fresh(), &e) == -E2BIG,
 	   "one more word (4096) is refused");
 
+	/* An argument has its own 12-bit size: inside a large blob it is the limit that bites. */
+	struct fxt_warg huge = fxt_arg_string(fxt_str_inl(a, 32000), fxt_str_inl(a, 752));
+	struct fxt_large_blob lb = { .format = FXT_LBF_METADATA, .thread = fxt_thread_idx(1),
+				     .args = &huge, .nargs = 1 };
+	n = fxt_large_blob_write(fresh(), &lb);
+	ok(fxt_arg_words(&huge) == 4095 && n == 4 + 4095 && (buf[3] >> 4 & 0xfff) == 4095,
+	   "a large blob argument of exactly 4095 words is written with size 4095");
+	huge.v.str.len = 753;
+	ok(fxt_arg_words(&huge) == 0 && fxt_large_blob_words(&lb) == 0 &&
+		   fxt_large_blob_write(fresh(), &lb) == -E2BIG && buf[0] == 0 && buf[1] == POISON,
+	   "a large blob argument of 4096 words is refused with -E2BIG and nothing is written");
+
 	struct fxt_blob b = { .name = fxt_str_idx(1), .type = 1, .data = a, .size = 0x8000 };
 	ok(fxt_blob_words(&b) == 0 && fxt_blob_write(fresh(), &b) == -EINVAL,
 	   "a blob of 32768 bytes (past its 15-bit size field) is refused");
