@@ -72,6 +72,8 @@ struct fxtp_thread {
 	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it (and
 					 * limit, NULL while the guard is held) */
 	int dead;			/* past the key destructor, or setup failed: no tracing */
+	int nonlocal;			/* a longjmp or catch happened: exact repair at next entry
+					 * (nonlocal.c); limit stays NULL until then */
 	struct fxtp_frame *top;		/* next free frame */
 	struct fxtp_frame *limit;	/* entry takes the fast path below it: min(end, depth_cap),
 					 * base without TSC; NULL until set up, and while the
@@ -134,7 +136,7 @@ static inline int fxtp_enter(struct fxtp_thread *t)
 static inline void fxtp_leave(struct fxtp_thread *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!t->base || t->dead)
+	if (!t->base || t->dead || t->nonlocal)
 		t->limit = NULL;
 	else if (!fxtp.use_tsc)
 		t->limit = t->base;
@@ -172,7 +174,7 @@ void fxtp_buffer_warm(void);
 /* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame
  * repair at entry, name cache misses, depth cap, no TSC; at exit mismatched frames, chunk
  * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook. */
-void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp);
+void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site);
 /* Sets the thread up on first use, else doubles its shadow stack; returns the free frame, or
  * NULL (thread not traced, or no memory). Guard held by the caller. */
 struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
@@ -237,6 +239,11 @@ struct fxtp_real {
 	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
 	int (*sigaction)(int, const void *, void *);
 	void (*(*signal)(int, void (*)(int)))(int);
+	void (*longjmp)(void *, int) __attribute__((noreturn));
+	void (*_longjmp)(void *, int) __attribute__((noreturn));
+	void (*siglongjmp)(void *, int) __attribute__((noreturn));
+	void (*__longjmp_chk)(void *, int) __attribute__((noreturn));
+	void *(*__cxa_begin_catch)(void *);	/* NULL without libstdc++ */
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

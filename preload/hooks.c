@@ -15,7 +15,6 @@
 
 FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
-	(void)site;
 	struct fxtp_thread *t = &fxtp_self;
 	uintptr_t sp = HOOK_SP();
 	struct fxtp_frame *f = t->top;
@@ -24,7 +23,7 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	 * held; it folds in the depth cap and the absence of a TSC. base[-1] is a sentinel frame
 	 * with sp = UINTPTR_MAX. */
 	if (unlikely(f >= t->limit || f[-1].sp <= sp || c->fn != (uintptr_t)fn)) {
-		fxtp_enter_slow(t, (uintptr_t)fn, sp);
+		fxtp_enter_slow(t, (uintptr_t)fn, sp, (uintptr_t)site);
 		return;
 	}
 	/* The frame is filled before the push: frames below top are always whole, for the exit

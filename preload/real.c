@@ -22,6 +22,11 @@ static const struct {
 	{ (void **)&fxtp_real.prctl, "prctl" },
 	{ (void **)&fxtp_real.sigaction, "sigaction" },
 	{ (void **)&fxtp_real.signal, "signal" },
+	{ (void **)&fxtp_real.longjmp, "longjmp" },
+	{ (void **)&fxtp_real._longjmp, "_longjmp" },
+	{ (void **)&fxtp_real.siglongjmp, "siglongjmp" },
+	{ (void **)&fxtp_real.__longjmp_chk, "__longjmp_chk" },
+	{ (void **)&fxtp_real.__cxa_begin_catch, "__cxa_begin_catch" },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

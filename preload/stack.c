@@ -13,6 +13,8 @@
 #include "writer/fields.h"
 
 #define INITIAL_BYTES (64u * 1024u)
+#define CFA_SCAN_BYTES (64u * 1024u) /* how far above a hook's sp its caller's return address
+				      * is looked for (the callee's frame size) */
 
 /* The mapping starts with a sentinel frame (sp = UINTPTR_MAX, never dead), then the frames. */
 static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *map, size_t bytes, size_t depth)
@@ -110,10 +112,33 @@ static void unwind_to(struct fxtp_thread *t, uintptr_t sp, uint64_t now)
 	}
 }
 
-__attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp)
+/* The new call's own frame top (its CFA) after a non-local exit: the slot above sp holding its
+ * return address `site`. Every frame entered below it is dead. 0 when not found. */
+static uintptr_t call_cfa(const struct fxtp_thread *t, uintptr_t sp, uintptr_t site)
+{
+	if (sp < t->stack_lo || sp >= t->stack_hi)
+		return 0;
+	uintptr_t end = t->stack_hi - sp > CFA_SCAN_BYTES ? sp + CFA_SCAN_BYTES : t->stack_hi;
+	for (const uintptr_t *p = (const uintptr_t *)sp; (uintptr_t)(p + 1) <= end; p++)
+		if (*p == site)
+			return (uintptr_t)(p + 1);
+	return 0;
+}
+
+__attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
+					       uintptr_t site)
 {
 	if (!fxtp_running() || !fxtp_enter(t))
 		return;
+	if (t->nonlocal) {
+		t->nonlocal = 0;
+		uintptr_t cfa = call_cfa(t, sp, site);
+		uint64_t now = fxtp_now();
+		while (cfa && t->top > t->base && t->top[-1].sp < cfa) {
+			t->top--;
+			write_to(t, &t->w, t->top, now);
+		}
+	}
 	struct fxtp_frame *f = t->top;
 	if (f >= t->end && !(f = fxtp_stack_grow(t)))
 		goto out;
