@@ -43,6 +43,24 @@ setup() {
 	[ "$n" -eq 37 ]
 }
 
+# corrupt IN OUT: IN with the header of its last record (3 words) set to size 0
+corrupt() {
+	python3 -c 'import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+w = struct.unpack_from("<Q", d, len(d) - 24)[0]
+struct.pack_into("<Q", d, len(d) - 24, w & ~0xfff0)
+open(sys.argv[2], "wb").write(d)' "$1" "$2"
+}
+
+@test "a corrupt record: valid JSON of what precedes it, one-line error, exit 1" {
+	corrupt t.fxt bad.fxt
+	run --separate-stderr "$FXT" json -o bad.json bad.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]))' bad.json)
+	[ "$n" -eq 37 ]
+}
+
 @test "an archive with only the magic number record is an empty event list" {
 	head -c 8 t.fxt >magic.fxt
 	run "$FXT" json magic.fxt

@@ -11,6 +11,15 @@ setup() {
 	"$GEN" t.fxt
 }
 
+# corrupt IN OUT: IN with the header of its last record (3 words) set to size 0
+corrupt() {
+	python3 -c 'import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+w = struct.unpack_from("<Q", d, len(d) - 24)[0]
+struct.pack_into("<Q", d, len(d) - 24, w & ~0xfff0)
+open(sys.argv[2], "wb").write(d)' "$1" "$2"
+}
+
 # lacks ERE TEXT: fails when TEXT has a line matching ERE (a bare `! grep` never fails a test)
 lacks() {
 	! grep -qE "$1" <<<"$2"
@@ -142,6 +151,24 @@ row() {
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"warning"*"truncated"* ]]
 	[ "$(row "$output" main)" = "1 1.000 us 260 ns 1.000 us 1.000 us main" ]
+}
+
+@test "an archive cut inside a word is read up to the last whole record, with a warning" {
+	size=$(stat -c %s t.fxt)
+	head -c $((size - 5)) t.fxt >cut.fxt
+	run --separate-stderr "$FXT" report --pid 1000 cut.fxt
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning"*"truncated"* ]]
+	[ "$(row "$output" main)" = "1 1.000 us 260 ns 1.000 us 1.000 us main" ]
+}
+
+@test "a corrupt record: what precedes it is reported, one-line error, exit 1" {
+	corrupt t.fxt bad.fxt
+	run --separate-stderr "$FXT" report --pid 2000 bad.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"corrupt record at offset"* ]]
+	[ "$(row "$output" a)" = "2 210 ns 210 ns 105 ns 200 ns a" ]
 }
 
 @test "missing file, directory, non-FXT file: one-line error, exit 2" {

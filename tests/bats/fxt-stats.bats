@@ -49,6 +49,18 @@ setup() {
 	grep -qE '^event +31 ' <<<"$output"
 }
 
+@test "a corrupt record: counts before it, one-line error, exit 1" {
+	python3 -c 'import struct, sys
+d = bytearray(open("t.fxt", "rb").read())
+w = struct.unpack_from("<Q", d, len(d) - 24)[0]
+struct.pack_into("<Q", d, len(d) - 24, w & ~0xfff0)
+open("bad.fxt", "wb").write(d)'
+	run --separate-stderr "$FXT" stats bad.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	grep -qE '^event +31 ' <<<"$output"
+}
+
 @test "missing file, directory, non-FXT file: one-line error, exit 2" {
 	for f in nosuch.fxt . /etc/hostname; do
 		run --separate-stderr "$FXT" stats "$f"
