@@ -1,5 +1,5 @@
 # End-to-end tests of libfxtauto.so: the tests/progs/s-* programs (one behaviour each) built
-# with gcc and with clang, and the examples, each traced and untraced by tests/e2e/run-prog.sh,
+# by gcc and clang at -O0 and -O2, and the examples, each run untraced and traced by run-prog.sh,
 # which compares outputs and checks the archive with `fxt check` and fxt-calls against a golden
 # file in tests/e2e/expect/. preload.bats covers the environment options. Registered only once
 # the targets they need exist (fxt_reader, fxtauto, fxt).
@@ -84,34 +84,39 @@ function(fxt_e2e test golden)
 	set_tests_properties(${test} PROPERTIES LABELS "${labels}" TIMEOUT 120)
 endfunction()
 
-# Cases as GOLDEN=PROGRAM ARGS: programs that end the same way share a golden file.
-set(FXT_E2E_CASES
-	"s-longjmp=s-longjmp" "s-throw=s-throw" "s-signal=s-signal" "s-fork=s-fork"
-	"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep" "s-threads=s-threads"
-	"s-exit-nested=s-exit exit" "s-exit-return=s-exit return" "s-exit-nested=s-exit _exit"
-	"s-exit-thread=s-exit thread" "s-crash=s-crash segv" "s-crash=s-crash abort"
-	"s-crash=s-crash fpe" "s-crash=s-crash ill")
-foreach(cc ${FXT_E2E_COMPILERS})
-	foreach(case ${FXT_E2E_CASES})
+# fxt_e2e_cases(prefix dir cases...): one fxt_e2e per case written GOLDEN=PROGRAM ARGS (cases
+# that end the same way share a golden file); PROGRAM is dir/PROGRAM, or with dir empty the
+# target of that name (skipped while it does not exist).
+function(fxt_e2e_cases prefix dir)
+	foreach(case ${ARGN})
 		string(REGEX REPLACE "=.*" "" golden "${case}")
 		string(REGEX REPLACE "^[^=]*=" "" cmd "${case}")
 		separate_arguments(argv UNIX_COMMAND "${cmd}")
 		string(REPLACE " " "-" test "${cmd}")
 		list(POP_FRONT argv prog)
-		fxt_e2e(e2e-${cc}-${test} ${golden} ${FXT_PROGS_DIR}/${cc}/${prog} ${argv})
+		if(dir)
+			set(exe ${dir}/${prog})
+		elseif(TARGET ${prog})
+			set(exe $<TARGET_FILE:${prog}>)
+		else()
+			continue()
+		endif()
+		fxt_e2e(${prefix}-${test} ${golden} ${exe} ${argv})
 	endforeach()
-endforeach()
+endfunction()
 
-# The examples (examples/CMakeLists.txt), with the calls their top comments list.
-foreach(case "c-demo=c-demo" "c-demo-usage=c-demo x" "cpp-demo=cpp-demo" "dlopen-demo=dlopen-demo")
-	string(REGEX REPLACE "=.*" "" golden "${case}")
-	string(REGEX REPLACE "^[^=]*=" "" cmd "${case}")
-	separate_arguments(argv UNIX_COMMAND "${cmd}")
-	list(POP_FRONT argv prog)
-	if(TARGET ${prog})
-		fxt_e2e(e2e-example-${golden} ${golden} $<TARGET_FILE:${prog}> ${argv})
-	endif()
+foreach(cc ${FXT_E2E_COMPILERS})
+	fxt_e2e_cases(e2e-${cc} ${FXT_PROGS_DIR}/${cc}
+		"s-longjmp=s-longjmp" "s-throw=s-throw" "s-signal=s-signal" "s-fork=s-fork"
+		"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep"
+		"s-threads=s-threads" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
+		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread" "s-crash=s-crash segv"
+		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill")
 endforeach()
+# The examples (examples/CMakeLists.txt, built like the project), with the calls their top
+# comments list.
+fxt_e2e_cases(e2e-example "" "c-demo=c-demo" "c-demo-usage=c-demo x" "cpp-demo=cpp-demo"
+	"dlopen-demo=dlopen-demo")
 
 if(BATS)
 	add_test(NAME preload-bats COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
