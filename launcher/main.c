@@ -46,11 +46,23 @@ struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned 
 	return r;
 }
 
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	char *self = basename(argv[0]);
-	if (strcmp(self, "fxtrun") == 0)
-		return cmd_record(argc, argv);
+	const struct command *cmd;
+	if (strcmp(basename(argv[0]), "fxtrun") == 0) {
+		if ((cmd = find_command("record")))
+			return cmd->run(argc, argv);
+		fprintf(stderr, "fxtrun: this build of fxt has no record command\n");
+		return 2;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -63,9 +75,8 @@ int main(int argc, char **argv)
 		printf("fxt (fxtauto) %s\n", FXT_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+	if ((cmd = find_command(argv[1])))
+		return cmd->run(argc - 1, argv + 1);
 	fprintf(stderr, "fxt: unknown command '%s' (try fxt --help)\n", argv[1]);
 	return 2;
 }

@@ -5,3 +5,11 @@ if(NOT TARGET fxt_reader OR NOT TARGET fxt_writer)
 	return()
 endif()
 fxt_unit_test(test-reader unit/test-reader.c LIBS fxt_reader fxt_writer)
+
+if(BATS AND TARGET fxt AND TARGET gen-archive)
+	foreach(suite fxt fxt-dump fxt-check)
+		add_test(NAME ${suite}-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+			GEN=$<TARGET_FILE:gen-archive> ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/${suite}.bats)
+		set_tests_properties(${suite}-bats PROPERTIES LABELS "reader" TIMEOUT 120)
+	endforeach()
+endif()

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# `fxt check`: a valid archive and its summary, each class of invalid archive (exit 1, the
+# first problem with its offset), unreadable input (exit 2), the empty file (invalid, exit 1).
+# Archives come from bench/gen-archive -c KIND, which appends one broken thing to a valid
+# archive: the problem's offset is the size of that archive. Paths from ctest: FXT, GEN.
+# SPDX-License-Identifier: MIT
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	gen ok
+}
+
+@test "a valid archive: summary of records, providers, threads, strings, bytes/event; exit 0" {
+	run --separate-stderr "$FXT" check ok.fxt
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${lines[-1]}" = "valid" ]
+	[ "${lines[0]}" = "records: $("$FXT" dump ok.fxt | wc -l) ($(size ok.fxt) bytes)" ]
+	grep -qE '^  metadata +5$' <<<"$output"       # magic + 2 x (info, section)
+	grep -qE '^  init +2$' <<<"$output"
+	grep -qE '^  string +142$' <<<"$output"      # 71 names per provider
+	grep -qE '^  thread +16$' <<<"$output"
+	grep -qE '^  kernel_object +18$' <<<"$output"
+	grep -qE '^providers: 2$' <<<"$output"
+	grep -qE '^threads: [0-9]+ \(16 thread records\)$' <<<"$output"
+	grep -qE '^strings: 142$' <<<"$output"
+	grep -qE '^bytes/event: [0-9]+\.[0-9]$' <<<"$output"
+}
+
+@test "--quiet prints only the verdict" {
+	run --separate-stderr "$FXT" check --quiet ok.fxt
+	[ "$status" -eq 0 ]
+	[ "$output" = "valid" ]
+}
+
+# expect_invalid KIND OFFSET TEXT: the archive broken by KIND is invalid at OFFSET with TEXT.
+expect_invalid() {
+	gen bad -c "$1"
+	run --separate-stderr "$FXT" check bad.fxt
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "invalid" ]
+	[[ "$stderr" == "fxt check: bad.fxt: offset $2 (0x"*"): "*"$3"* ]]
+}
+
+@test "structural: a truncated last record" {
+	expect_invalid truncated $(( $(size ok.fxt) )) "truncated: record of 3 words runs past the end"
+}
+
+@test "structural: a record of size 0" {
+	expect_invalid size0 $(size ok.fxt) "record of type 0 with size 0"
+}
+
+@test "structural: a ref to an unregistered string" {
+	expect_invalid badref $(size ok.fxt) "string ref to unregistered index 9999"
+}
+
+@test "structural: a ref to an unregistered thread" {
+	expect_invalid badthread $(size ok.fxt) "thread ref to unregistered index 254"
+}
+
+@test "structural: a string that is not UTF-8" {
+	expect_invalid utf8 $(size ok.fxt) "string of 2 bytes is not valid UTF-8"
+}
+
+@test "structural: a reserved bit set" {
+	expect_invalid reserved $(size ok.fxt) "non-zero reserved bits 0x8000000000000000"
+}
+
+@test "semantic: complete events overlapping without nesting (the second one is reported)" {
+	expect_invalid overlap $(( $(size ok.fxt) + 24 )) "overlaps"
+}
+
+@test "semantic: a complete event ending before it starts" {
+	expect_invalid backwards $(size ok.fxt) "ends (" 
+	[[ "$stderr" == *"before it starts"* ]]
+}
+
+@test "semantic: a duration begin never ended" {
+	expect_invalid unbalanced $(size ok.fxt) "duration begin never ended"
+}
+
+@test "semantic: an async begin without its end" {
+	expect_invalid async $(size ok.fxt) "async id 1152921504606846976: 1 begin(s), 0 end(s)"
+}
+
+@test "semantic: a flow end without its begin" {
+	expect_invalid flow $(size ok.fxt) "flow id 2305843009213693952: 0 begin(s), 1 end(s)"
+}
+
+@test "a record of unknown type is skipped, not an error" {
+	gen u -c unknown
+	run --separate-stderr "$FXT" check u.fxt
+	[ "$status" -eq 0 ]
+	grep -qE '^  skipped \(unknown\) +1$' <<<"$output"
+}
+
+@test "unreadable: no magic number record first (not FXT), exit 2" {
+	gen nm -c nomagic
+	run --separate-stderr "$FXT" check nm.fxt
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "fxt check: nm.fxt: not an FXT archive"* ]]
+}
+
+@test "unreadable: a text file, exit 2" {
+	echo "hello, world" >t.txt
+	run --separate-stderr "$FXT" check t.txt
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "fxt check: t.txt: not an FXT archive"* ]]
+}
+
+@test "unreadable: a missing file, exit 2" {
+	run --separate-stderr "$FXT" check nothere.fxt
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "fxt check: nothere.fxt: No such file or directory" ]
+}
+
+@test "unreadable: a directory, exit 2" {
+	mkdir d
+	run --separate-stderr "$FXT" check d
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "fxt check: d: Is a directory" ]
+}
+
+@test "an empty file is invalid (no magic number record), exit 1" {
+	: >empty.fxt
+	run --separate-stderr "$FXT" check empty.fxt
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "invalid" ]
+	[ "$stderr" = "fxt check: empty.fxt: offset 0: empty archive (no magic number record)" ]
+}
