@@ -2,8 +2,9 @@
  * argument type, inline and indexed string/thread refs. Use: n = fxt_X_words(...) (0: cannot be
  * encoded), reserve n words of your memory, fxt_X_write(dst, ...) writes exactly n words and
  * commits the header last (reserve.h). Writers return the words written or -EINVAL (a field out
- * of range) / -E2BIG (a record, or one argument, over 4095 words); on error nothing is written. Inline strings longer than
- * 32000 bytes are cut at a UTF-8 boundary. No malloc, no I/O, no locks: async-signal-safe. */
+ * of range) / -E2BIG (a record, or one argument, over 4095 words); on error nothing is written.
+ * Inline strings over 32000 bytes are cut at a UTF-8 boundary. Async-signal-safe: no malloc,
+ * no I/O, no locks. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_WRITER_RECORDS_H
 #define FXT_WRITER_RECORDS_H
