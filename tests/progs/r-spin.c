@@ -1,11 +1,13 @@
 /* r-spin: THREADS threads (default 4) call spin() as fast as they can for SECONDS seconds
- * (default 10), then the program prints "calls <total>": the count a streaming trace of it
- * must hold when nothing was dropped. Usage: r-spin [SECONDS [THREADS]]. */
+ * (default 10), then the program prints "calls <total>" (the count a streaming trace of it
+ * must hold when nothing was dropped) and "peak_rss_kb <VmHWM>" (its own peak resident set,
+ * trace buffer included). Usage: r-spin [SECONDS [THREADS]]. */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static atomic_int stop;
@@ -47,5 +49,12 @@ int main(int argc, char **argv)
 		total += counts[i];
 	}
 	printf("calls %ld\n", total);
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			printf("peak_rss_kb %ld\n", atol(line + 6));
+	if (f)
+		fclose(f);
 	return 0;
 }
