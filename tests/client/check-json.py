@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks `fxt json` output for the archive of gen-client-archive.c, whose content is known:
 the JSON parses (json.load), holds one event per event, log and process/thread kernel object
 record, and each mapping (phases, times from both tick rates, scopes, counters, ids, flows,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """One-for-one check of `fxt json` against the archive, decoded here independently of the
 project's reader: walks the FXT records (trace-format.md) with per-provider string and thread
 tables and tick rates, and builds the multiset of (phase, name, pid, tid, ts in ns) for every

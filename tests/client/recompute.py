@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent check of `fxt report` figures: recomputes calls, total, self, avg and max per
 function (and per lock object and sampled frame) from the events of `fxt json` with a different
 algorithm (intervals sorted by start, swept with a stack), formats them as the report does and

@@ -7,6 +7,7 @@
 // are counted and printed: speedscope adds durations to timestamps in floating point, so a
 // call ending at the same nanosecond as its caller can end "after" it by 1e-11 us.
 // Usage: node speedscope-import.mjs SPEEDSCOPE_PACKAGE_DIR FILE.json   (exit 1: import failed)
+// SPDX-License-Identifier: MIT
 import fs from 'node:fs'
 import path from 'node:path'
 import vm from 'node:vm'
