@@ -19,7 +19,8 @@ static unsigned nrec;
 /* Accounts for one record the writer returned n words for (or failed with n < 0). */
 static void put(int n, const char *what)
 {
-	if (!ok(n > 0 && pos + (uint32_t)n <= ROOM, "%s: the writer accepts it (%d words)", what, n))
+	if (!ok(n > 0 && pos + (uint32_t)n <= ROOM, "%s: the writer accepts it (%d words)", what,
+		n))
 		return;
 	offs[nrec] = pos;
 	sizes[nrec++] = (uint32_t)n;
@@ -88,7 +89,8 @@ static void write_all(void)
 	put(fxt_magic_write(arc + pos), "magic number");
 	put(fxt_provider_info_write(arc + pos, PROVIDER, "w2-test", 7), "provider info");
 	put(fxt_provider_section_write(arc + pos, PROVIDER), "provider section");
-	put(fxt_provider_event_write(arc + pos, PROVIDER, FXT_PE_BUFFER_OVERFLOW), "provider event");
+	put(fxt_provider_event_write(arc + pos, PROVIDER, FXT_PE_BUFFER_OVERFLOW),
+	    "provider event");
 	put(fxt_init_write(arc + pos, TICKS), "initialization");
 	for (uint16_t i = 1; i <= S_VALUE; i++)
 		put(fxt_string_write(arc + pos, i, strs[i], (uint32_t)strlen(strs[i])), "string");
@@ -144,7 +146,8 @@ static void write_all(void)
 	put(fxt_log_write(arc + pos, &lg), "log, indexed thread, 40000-byte message");
 
 	struct fxt_large_blob l0 = { .format = FXT_LBF_METADATA, .category = fxt_str_idx(S_CAT),
-				     .name = fxt_str_inl("lblob", 5), .thread = fxt_thread_inl(600, 601),
+				     .name = fxt_str_inl("lblob", 5),
+				     .thread = fxt_thread_inl(600, 601),
 				     .ts = 5000, .args = all_args, .nargs = 12, .data = blob_data,
 				     .size = 13 };
 	put(fxt_large_blob_write(arc + pos, &l0), "large blob with metadata");
@@ -207,8 +210,8 @@ static int args_match(const struct fxt_arg *got, unsigned n)
 static void read_meta(void)
 {
 	next(FXT_RT_METADATA, "magic number record");
-	ok(rec.u.meta.meta_type == FXT_MT_TRACE_INFO && rec.u.meta.trace_info_type == FXT_TI_MAGIC &&
-		   rec.u.meta.magic == FXT_MAGIC,
+	ok(rec.u.meta.meta_type == FXT_MT_TRACE_INFO &&
+		   rec.u.meta.trace_info_type == FXT_TI_MAGIC && rec.u.meta.magic == FXT_MAGIC,
 	   "magic number record: trace info type 0, magic 0x16547846");
 	next(FXT_RT_METADATA, "provider info");
 	ok(rec.u.meta.meta_type == FXT_MT_PROVIDER_INFO && rec.u.meta.provider_id == PROVIDER &&
@@ -358,7 +361,7 @@ int main(void)
 	   "no record needed a lenient fix or was skipped as unknown");
 	fxt_reader_close(rd);
 
-	/* The check can fail: one reserved bit set in a string record is an error in strict mode. */
+	/* The check can fail: a reserved bit set in a string record is an error in strict mode. */
 	arc[offs[5]] |= 1ULL << 63;
 	struct fxt_record r2;
 	int got = FXT_READ_RECORD;
