@@ -42,7 +42,7 @@ static const char usage[] =
 	"Per-function time of an FXT archive, per process: calls, total (inclusive, each call\n"
 	"counted, recursion included), self (total minus time in recorded callees), avg, max.\n"
 	"  --sort KEY       self (default), total, calls, avg, max or name\n"
-	"  --limit N        at most N rows per table\n"
+	"  --limit N        at most N rows per table (in --tree: N children per node)\n"
 	"  --threads        one table (or tree) per thread instead of per process\n"
 	"  --tree           call tree with inclusive times and call counts\n"
 	"  --pid PID        only this process     --tid TID   only this thread\n"
