@@ -58,6 +58,7 @@ struct fxtp_frame {
 	uint64_t start;	/* timestamp at entry */
 	uintptr_t sp;	/* caller-side stack pointer at the hook (CFA): deeper calls have lower */
 	uintptr_t fn;	/* function address from the hook */
+	uintptr_t site;	/* its call site (return address; the caller's, when inlined) */
 	uint64_t tag;	/* see fxtp_tag_slow() */
 };
 

@@ -8,8 +8,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "preload/fxtp.h"
 
-/* The caller-side stack pointer at the hook: equal at entry and exit of one call, strictly
- * lower for every call nested inside it. */
+/* The caller-side stack pointer at the hook: equal at entry and exit of one call, lower for
+ * every call nested inside it, or equal for one inlined into it (-O2): a frame whose sp is
+ * lower than a new call's is dead (left by longjmp or an unwind without exit hooks). */
 #define HOOK_SP() ((uintptr_t)__builtin_dwarf_cfa())
 #define BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
@@ -22,7 +23,7 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	/* limit is NULL until the thread is set up (which needs RUNNING) and while the guard is
 	 * held; it folds in the depth cap and the absence of a TSC. base[-1] is a sentinel frame
 	 * with sp = UINTPTR_MAX. */
-	if (unlikely(f >= t->limit || f[-1].sp <= sp || c->fn != (uintptr_t)fn)) {
+	if (unlikely(f >= t->limit || f[-1].sp < sp || c->fn != (uintptr_t)fn)) {
 		fxtp_enter_slow(t, (uintptr_t)fn, sp, (uintptr_t)site);
 		return;
 	}
@@ -32,6 +33,7 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	 * slow path closes the frame. */
 	f->sp = sp;
 	f->fn = (uintptr_t)fn;
+	f->site = (uintptr_t)site;
 	f->tag = c->tag;
 	f->start = __rdtsc();
 	BARRIER();

@@ -106,7 +106,7 @@ static void unwind_to(struct fxtp_thread *t, uintptr_t sp, uint64_t now)
 {
 	if (sp < t->stack_lo || sp >= t->stack_hi)
 		return;
-	while (t->top > t->base && t->top[-1].sp <= sp) {
+	while (t->top > t->base && t->top[-1].sp < sp) {
 		t->top--;
 		write_to(t, &t->w, t->top, now);
 	}
@@ -134,7 +134,11 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 		t->nonlocal = 0;
 		uintptr_t cfa = call_cfa(t, sp, site);
 		uint64_t now = fxtp_now();
-		while (cfa && t->top > t->base && t->top[-1].sp < cfa) {
+		/* Dead: frames entered below the new call's CFA, but for one of another function
+		 * at the very same sp and call site: the frame this call is inlined into (-O2;
+		 * its site is that frame's caller, so cfa is that frame's too). */
+		while (cfa && t->top > t->base && t->top[-1].sp < cfa &&
+		       !(t->top[-1].sp == sp && t->top[-1].site == site && t->top[-1].fn != fn)) {
 			t->top--;
 			write_to(t, &t->w, t->top, now);
 		}
@@ -142,7 +146,7 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 	struct fxtp_frame *f = t->top;
 	if (f >= t->end && !(f = fxtp_stack_grow(t)))
 		goto out;
-	if (f[-1].sp <= sp) {
+	if (f[-1].sp < sp) {
 		unwind_to(t, sp, fxtp_now());
 		f = t->top;
 	}
@@ -152,6 +156,7 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 		tag = fxtp_tag_slow(FXTP_V_SKIP);
 	f->sp = sp;
 	f->fn = fn;
+	f->site = site;
 	f->tag = tag;
 	t->top = f + 1;
 	f->start = fxtp_now();
