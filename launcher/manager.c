@@ -194,6 +194,25 @@ static uint64_t count(const uint64_t *p, size_t words, unsigned type, int obj)
 	return c;
 }
 
+/* fxt_archive_valid_prefix() resumed at word `from` (a record boundary found by an earlier
+ * sweep) and counting event records on the way: the manager walks every record it saves once.
+ * Returns the end of the valid records in bytes. */
+static size_t valid_end(const uint64_t *p, size_t from, size_t words, uint64_t *events)
+{
+	size_t at = from;
+	uint64_t ev = 0;
+	while (at < words) {
+		uint64_t h = __atomic_load_n(&p[at], __ATOMIC_ACQUIRE);
+		uint64_t n = record_words(h);
+		if (!h || !n || n > words - at)
+			break;
+		ev += fxt_field_get(FXT_RECORD_TYPE, h) == FXT_RT_EVENT;
+		at += n;
+	}
+	*events = ev;
+	return at * 8;
+}
+
 struct order {
 	uint64_t seq;
 	uint32_t idx;
@@ -234,7 +253,8 @@ static int sweep(struct provider *p, fxt_archive_emit_fn emit, void *ctx)
 			continue;
 		if (sc->seq != seq)
 			*sc = (struct saved_chunk){ seq, 0 };
-		size_t len = fxt_archive_valid_prefix(c + 1, words);
+		uint64_t events;
+		size_t len = valid_end(c + 1, sc->bytes / 8, words, &events);
 		if (len <= sc->bytes)
 			continue;
 		size_t at = 0;
@@ -249,7 +269,7 @@ static int sweep(struct provider *p, fxt_archive_emit_fn emit, void *ctx)
 		    (w0 & FXT_CHUNK_SEQ_MASK))
 			continue;	/* reused while we read: its old records were saved before */
 		rc = emit(ctx, copy, at + len - sc->bytes);
-		p->events += count(copy, (at + len - sc->bytes) / 8, FXT_RT_EVENT, -1);
+		p->events += events;
 		sc->bytes = len;
 	}
 	free(ord);
