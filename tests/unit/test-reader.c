@@ -654,6 +654,39 @@ static void test_huge_payload(void)
 	   "a large blob claiming 2^64-7 payload bytes in 3 words is CORRUPT at its offset (%s)", run->err.msg);
 }
 
+/* The forms of UTF-8 the strict reader must accept and refuse, in a string record. */
+static void test_utf8_forms(void)
+{
+	static const struct {
+		const char *s;
+		int valid;
+		const char *what;
+	} cases[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 1, "2-, 3- and 4-byte sequences" },
+		{ "\xf4\x8f\xbf\xbf", 1, "U+10FFFF, the last code point" },
+		{ "a\xc0\x80", 0, "an overlong NUL" },
+		{ "\xe0\x80\xaf", 0, "an overlong 3-byte '/'" },
+		{ "\xed\xa0\x80", 0, "a UTF-16 surrogate" },
+		{ "\xf4\x90\x80\x80", 0, "a code point above U+10FFFF" },
+		{ "abcdefg\xe2\x82", 0, "a sequence cut by the string's end" },
+		{ "\x80", 0, "a lone continuation byte" },
+		{ "\xc3(", 0, "a lead byte followed by ASCII" },
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		uint64_t w[8] = { MAGIC };
+		size_t len = strlen(cases[i].s), words = (len + 7) / 8;
+		w[1] = F(0, 2) | F(4, 1 + words) | F(16, 2) | F(32, len);
+		memcpy(&w[2], cases[i].s, len);
+		struct run *run = read_words(w, (2 + words) * 8, FXT_READER_STRICT);
+		if (cases[i].valid)
+			ok(run->result == FXT_READ_END && run->n == 2 && sv_is(run->rec[1].u.string.str, cases[i].s),
+			   "strict: UTF-8 with %s is accepted", cases[i].what);
+		else
+			ok(run->result == FXT_READ_CORRUPT && run->n == 1 && run->err.offset == 8,
+			   "strict: %s is not UTF-8, CORRUPT at offset 8", cases[i].what);
+	}
+}
+
 int main(void)
 {
 	test_magic_bytes();
@@ -662,6 +695,7 @@ int main(void)
 	test_round_trip();
 	test_malformed();
 	test_huge_payload();
+	test_utf8_forms();
 	test_providers();
 	test_files();
 	test_validator();
