@@ -262,12 +262,13 @@ static inline __attribute__((always_inline)) int read_event(struct fxt_reader *r
 		return 0;
 	}
 	rec->u.event.event_type = et;
+	unsigned nargs = (unsigned)fxt_field_get(FXT_EVENT_ARG_CNT, h); /* rec->nargs is 0 already */
 	if (!fxt_cursor_u64(c, &rec->u.event.ts))
 		return fxt_fail(r, "event without a timestamp");
 	if (read_tref(r, c, (unsigned)fxt_field_get(FXT_EVENT_THREAD_REF, h), &rec->u.event.thread) ||
 	    read_sref(r, c, (unsigned)fxt_field_get(FXT_EVENT_CATEGORY_REF, h), &rec->u.event.category) ||
 	    read_sref(r, c, (unsigned)fxt_field_get(FXT_EVENT_NAME_REF, h), &rec->u.event.name) ||
-	    read_args(r, c, (unsigned)fxt_field_get(FXT_EVENT_ARG_CNT, h), rec))
+	    (nargs && read_args(r, c, nargs, rec)))
 		return -1;
 	rec->u.event.end_ts = 0;
 	rec->u.event.id = 0;
