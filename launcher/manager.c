@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,12 @@ struct provider {
 	size_t size;
 	struct fxt_buf buf;
 	struct saved_chunk *chunks;
-	int spool;		/* streaming data saved so far, -1 before the first save */
+	int spool;		/* streaming data saved so far, -1 before the first save; once done,
+				 * the provider's whole archive section */
 	uint64_t spooled, events;
+	uint32_t id;		/* provider id in the archive */
+	int done;		/* finished: section in the spool, buffer unmapped and deleted */
+	struct fxt_manager_stats st;	/* what its section holds */
 };
 
 struct fxt_manager {
@@ -127,6 +132,7 @@ static struct provider *add(struct fxt_manager *m, int pid, uint32_t n)
 	p->pid = pid;
 	p->n = n;
 	p->conn = p->spool = -1;
+	p->id = (uint32_t)m->np;
 	return p;
 }
 
@@ -320,6 +326,8 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 	}
 }
 
+static int finish(struct fxt_manager *m, struct provider *p);
+
 /* ---- connections ---- */
 
 static void drop_pending(struct fxt_manager *m, size_t i)
@@ -354,8 +362,14 @@ static void on_packet(struct fxt_manager *m, struct provider *p)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n != sizeof(pk)) {
-		close(p->conn);	/* exit or crash: the buffer is read at the end */
+		close(p->conn);	/* exit, crash or exec */
 		p->conn = -1;
+		/* Stopped or gone: its section is final; free its buffer now, so a long tree of
+		 * processes holds only the live ones' buffers. */
+		if (p->map && (__atomic_load_n(&p->buf.hdr->state, __ATOMIC_ACQUIRE) ==
+				       FXT_BUF_STOPPED ||
+			       (kill(p->pid, 0) < 0 && errno == ESRCH)))
+			finish(m, p);
 		return;
 	}
 	if (pk.request == TRACE_PROVIDER_SAVE_BUFFER)
@@ -516,9 +530,11 @@ static int emit_process(struct out *o, int pid, int ppid, const char *name)
 	return n < 0 ? n : emit_out(o, rec, (size_t)n * 8);
 }
 
-static int write_provider(struct fxt_manager *m, struct out *o, struct provider *p, uint32_t id,
-			  struct fxt_manager_stats *st)
+static int write_provider(struct fxt_manager *m, struct out *o, struct provider *p)
 {
+	struct fxt_manager_stats *st = &p->st;
+	uint32_t id = p->id;
+	uint64_t start = o->bytes;
 	const struct fxt_buf_hdr *h = p->buf.hdr;
 	uint64_t rec[1 + 32];
 	char name[256];
@@ -551,7 +567,45 @@ static int write_provider(struct fxt_manager *m, struct out *o, struct provider 
 	st->dropped += dropped;
 	st->events += p->events;
 	st->processes++;
+	st->bytes = o->bytes - start;
 	return rc ? rc : o->err;
+}
+
+/* Writes the provider's whole section to a file of the spool directory, which replaces its
+ * streaming spool, then unmaps and deletes its buffer. Fails: -errno (it stays as it was). */
+static int finish(struct fxt_manager *m, struct provider *p)
+{
+	char path[PATH_MAX + 64], buf[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%d.%u.section", m->spool, p->pid, p->n);
+	struct out *o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	*o = (struct out){ .fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) };
+	int rc = o->fd < 0 ? -errno : write_provider(m, o, p);
+	if (!rc)
+		rc = out_flush(o);
+	if (rc) {
+		if (o->fd >= 0)
+			close(o->fd);
+		unlink(path);
+		memset(&p->st, 0, sizeof(p->st));
+		free(o);
+		return rc;
+	}
+	if (p->spool >= 0) {
+		close(p->spool);
+		snprintf(buf, sizeof(buf), "%s/%d.%u.spool", m->spool, p->pid, p->n);
+		unlink(buf);
+	}
+	p->spool = o->fd;
+	p->spooled = o->bytes;
+	free(o);
+	munmap(p->map, p->size);
+	p->map = NULL;
+	snprintf(buf, sizeof(buf), "%s/" FXT_SESSION_BUF_FMT, m->dir, p->pid, p->n);
+	unlink(buf);
+	p->done = 1;
+	return 0;
 }
 
 /* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order. */
@@ -600,13 +654,19 @@ int fxt_manager_write(struct fxt_manager *m, const char *path, struct fxt_manage
 	}
 	uint64_t magic;
 	emit_out(o, &magic, (size_t)fxt_magic_write(&magic) * 8);
-	uint32_t id = 0;
 	int rc = 0;
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
-		if (p->refused || attach(m, p) < 0)
+		if (p->done)
+			rc = copy_spool(o, p);
+		else if (!p->refused && attach(m, p) == 0)
+			rc = write_provider(m, o, p);
+		else
 			continue;
-		rc = write_provider(m, o, p, ++id, st);
+		st->processes += p->st.processes;
+		st->threads += p->st.threads;
+		st->events += p->st.events;
+		st->dropped += p->st.dropped;
 	}
 	if (!rc)
 		rc = out_flush(o);

@@ -247,7 +247,10 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	if (fd < 0)
 		return -EEXIST;
 	n--;
+	/* Blocks reserved now: a full tmpfs must refuse tracing here, not SIGBUS the program. */
 	int rc = ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
+	if (!rc && fallocate(fd, 0, 0, (off_t)size) < 0 && errno != EOPNOTSUPP)
+		rc = -errno;
 	void *m = rc ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!rc && m == MAP_FAILED)
 		rc = -errno;
