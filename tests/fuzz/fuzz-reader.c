@@ -1,6 +1,7 @@
 /* libFuzzer entry for the FXT reader: any bytes are read to the end twice, STRICT (every record
- * also fed to the semantic validator) and lenient; each decoded record is printed to /dev/null
- * and its views (strings, payloads) checked to lie inside the input. The input is copied to a
+ * also fed to the semantic validator) and lenient; each decoded record is printed to /dev/null,
+ * its views (strings, payloads) checked to lie inside the input, records checked to move forward,
+ * and an archive STRICT reads cleanly must read the same lenient. The input is copied to a
  * malloc block of its exact size (16-aligned) so that ASan sees a read of one byte past it.
  * Built only with FXT_FUZZ=ON (tests/fuzz.cmake). */
 /* SPDX-License-Identifier: MIT */
@@ -57,16 +58,28 @@ static void check_views(const struct fxt_record *rec)
 		abort();
 }
 
-static void read_all(const void *data, size_t size, unsigned flags)
+/* What one pass gave. */
+struct pass {
+	int result;
+	uint64_t delivered, fixes;
+};
+
+static struct pass read_all(const void *data, size_t size, unsigned flags)
 {
+	struct pass p = { -99, 0, 0 };
 	struct fxt_reader *r;
 	struct fxt_validator *v = NULL;
 	struct fxt_record rec;
+	uint64_t next_offset = 0;
 	if (fxt_reader_open_mem(&r, data, size, flags) < 0)
-		return;
+		abort();
 	if ((flags & FXT_READER_STRICT) && fxt_validator_new(&v) < 0)
 		v = NULL;
-	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD) {
+	while ((p.result = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
+		if (rec.words == 0 || rec.offset < next_offset)
+			abort(); /* records move forward, never overlap */
+		next_offset = rec.offset + rec.words * 8;
+		p.delivered++;
 		check_views(&rec);
 		fxt_print_record(devnull, &rec);
 		fxt_reader_ticks_to_ns(r, rec.u.event.ts);
@@ -74,12 +87,19 @@ static void read_all(const void *data, size_t size, unsigned flags)
 		if (v)
 			fxt_validator_add(v, &rec);
 	}
+	const struct fxt_reader_stats *st = fxt_reader_stats(r);
+	if (fxt_reader_next(r, &rec) != p.result)
+		abort(); /* the final result sticks */
+	if (p.result == FXT_READ_END && st->bytes != size)
+		abort(); /* a clean end consumed every byte */
+	p.fixes = st->lenient_fixes;
 	if (v) {
 		fxt_validator_finish(v);
 		fxt_validator_summary(v);
 		fxt_validator_free(v);
 	}
 	fxt_reader_close(r);
+	return p;
 }
 
 __attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -92,8 +112,12 @@ __attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t 
 	memcpy(copy, data, size);
 	in_lo = copy;
 	in_hi = in_lo + size;
-	read_all(copy, size, FXT_READER_STRICT);
-	read_all(copy, size, 0);
+	struct pass strict = read_all(copy, size, FXT_READER_STRICT);
+	struct pass lenient = read_all(copy, size, 0);
+	/* What STRICT reads to the end, lenient reads the same way, with nothing to fix. */
+	if (strict.result == FXT_READ_END &&
+	    (lenient.result != FXT_READ_END || lenient.delivered != strict.delivered || lenient.fixes))
+		abort();
 	free(copy);
 	return 0;
 }
