@@ -296,3 +296,15 @@ wait_line() {
 	[ ! -e "${lines[2]}" ]
 	[ -z "$(ls "$TMPDIR")" ]
 }
+
+@test "a long sequence of processes: one provider each, finished buffers freed while running" {
+	run --separate-stderr "$FXTRUN" --buffer-size 2M -o many.fxt sh -c \
+		'for i in $(seq 30); do "$0"; done; ls "$FXT_SESSION" | grep -c "\.buf$"' \
+		"$RPROGS/r-leaf"
+	[ "$status" -eq 0 ]
+	echo "buffers alive at the end: $output"
+	[ "$output" -le 10 ]
+	"$FXT" check many.fxt
+	[ "$(providers many.fxt | grep -c '^r-leaf ')" -eq 30 ]
+	[ "$(calls many.fxt leaf_call)" -eq 30 ]
+}
