@@ -651,7 +651,8 @@ static void test_huge_payload(void)
 	static const uint64_t w[] = { PROLOGUE, F(0, 15) | F(4, 3) | F(40, 1), 0, 0xfffffffffffffff9ULL };
 	struct run *run = read_words(w, sizeof(w), 0);
 	ok(run->result == FXT_READ_CORRUPT && run->n == PROLOGUE_RECORDS && run->err.offset == 11 * 8,
-	   "a large blob claiming 2^64-7 payload bytes in 3 words is CORRUPT at its offset (%s)", run->err.msg);
+	   "a large blob claiming 2^64-7 payload bytes in 3 words is CORRUPT at its offset (%s)",
+	   run->err.msg);
 }
 
 /* The forms of UTF-8 the strict reader must accept and refuse, in a string record. */
@@ -687,6 +688,92 @@ static void test_utf8_forms(void)
 	}
 }
 
+/* The validator's tables past their first capacity: 40 providers, 101 threads, 100 async ids
+ * and 5000 disjoint complete events on one thread (past the 4096 roots it keeps). State made
+ * before each table grew must survive it: a begin before and its end after, ids paired. */
+static uint64_t big[40000];
+static size_t nbig;
+
+static void big_event(unsigned et, uint64_t tid, uint64_t ts, uint64_t extra)
+{
+	int x = et == 4 || et >= 5;
+	big[nbig++] = F(0, 4) | F(4, 4 + x) | F(16, et); /* inline thread, empty category and name */
+	big[nbig++] = ts;
+	big[nbig++] = 1;
+	big[nbig++] = tid;
+	if (x)
+		big[nbig++] = extra;
+}
+
+static void test_validator_growth(void)
+{
+	uint64_t off;
+	char msg[160];
+	nbig = 0;
+	big[nbig++] = MAGIC;
+	big_event(2, 5, 1, 0); /* a begin on thread 5 before any table grew */
+	for (unsigned p = 1; p <= 40; p++)
+		big[nbig++] = F(4, 1) | F(16, 1) | F(20, p); /* provider info p, empty name */
+	big_event(5, 7, 2, 1000); /* async id 1000 begun in provider 40 */
+	for (unsigned i = 0; i < 100; i++) {
+		big_event(4, 100 + i, 10, 20);
+		big_event(5, 100 + i, 10, i);
+		big_event(7, 100 + i, 11, i);
+	}
+	for (unsigned i = 0; i < 5000; i++)
+		big_event(4, 9, 100 + 10 * i, 105 + 10 * i);
+	big_event(7, 7, 3, 1000);
+	size_t valid = nbig;
+	struct fxt_validator *v;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	fxt_reader_open_mem(&r, big, valid * 8, FXT_READER_STRICT);
+	fxt_validator_new(&v);
+	int err = 0;
+	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD)
+		err |= fxt_validator_add(v, &rec);
+	const struct fxt_validate_summary *sum = fxt_validator_summary(v);
+	ok(sum->providers == 40 && sum->threads == 102 && sum->events == 5303,
+	   "summary after growth: 40 providers, 102 threads (async events do not count theirs),"
+	   " 5303 events (%llu, %llu, %llu)", (unsigned long long)sum->providers, (unsigned long long)sum->threads,
+	   (unsigned long long)sum->events);
+	fxt_validator_free(v);
+	fxt_reader_close(r);
+	ok(err == 0, "no problem reported while the tables grow");
+	int res = validate(big, valid * 8, &off, msg);
+	ok(res == -EBADMSG && strstr(msg, "never ended") && off == 8,
+	   "the begin on thread 5 of provider 0 is still open at the end, reported at offset 8 (%s)", msg);
+	big_event(3, 5, 50000, 0); /* its end, in provider 40: another thread */
+	ok(validate(big, nbig * 8, &off, msg) == -EBADMSG && off == (nbig - 4) * 8 &&
+		   strstr(msg, "without a begin"),
+	   "an end on the same koids in another provider is an end without a begin (%s)", msg);
+	/* the same archive with the end in provider 0 */
+	nbig -= 4;
+	big[nbig++] = F(4, 1) | F(16, 2) | F(20, 0);
+	big_event(3, 5, 50000, 0);
+	size_t closed = nbig;
+	ok(validate(big, nbig * 8, &off, msg) == 0,
+	   "its end after every table grew closes it: the archive is valid (%s)", msg);
+	big_event(4, 9, 100 + 10 * 4999 + 3, 100 + 10 * 4999 + 8); /* provider 0: thread 9 unseen */
+	ok(validate(big, nbig * 8, &off, msg) == 0,
+	   "thread 9 of provider 0 is not thread 9 of provider 40");
+	nbig = closed;
+	big[nbig++] = F(4, 1) | F(16, 2) | F(20, 40);
+	size_t bad = nbig;
+	big_event(4, 9, 100 + 10 * 4999 + 3, 100 + 10 * 4999 + 8);
+	ok(validate(big, nbig * 8, &off, msg) == -EBADMSG && off == bad * 8 && strstr(msg, "overlaps"),
+	   "past 4096 roots, a complete event crossing the last one is still reported (%s)", msg);
+	nbig = bad;
+	big_event(4, 9, 95, 100 + 10 * 4999 + 5); /* holds all 5000: the caller of them all */
+	ok(validate(big, nbig * 8, &off, msg) == 0,
+	   "a caller written after its 5000 callees (more than the roots kept) is valid (%s)", msg);
+	nbig = bad;
+	big_event(7, 7, 60000, 5000); /* an async end of an id never begun */
+	ok(validate(big, nbig * 8, &off, msg) == -EBADMSG && off == bad * 8 &&
+		   strstr(msg, "async id 5000"),
+	   "among 101 async ids, the one never begun is reported at its offset (%s)", msg);
+}
+
 int main(void)
 {
 	test_magic_bytes();
@@ -699,6 +786,7 @@ int main(void)
 	test_providers();
 	test_files();
 	test_validator();
+	test_validator_growth();
 	test_print();
 	return done();
 }
