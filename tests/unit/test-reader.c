@@ -688,7 +688,7 @@ static void test_utf8_forms(void)
 	}
 }
 
-/* The validator's tables past their first capacity: 40 providers, 101 threads, 100 async ids
+/* The validator's tables past their first capacity: 40 providers, 102 threads, 101 async ids
  * and 5000 disjoint complete events on one thread (past the 4096 roots it keeps). State made
  * before each table grew must survive it: a begin before and its end after, ids paired. */
 static uint64_t big[40000];
