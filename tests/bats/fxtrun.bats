@@ -308,3 +308,18 @@ wait_line() {
 	[ "$(providers many.fxt | grep -c '^r-leaf ')" -eq 30 ]
 	[ "$(calls many.fxt leaf_call)" -eq 30 ]
 }
+
+@test "a provider speaking an unknown protocol version is refused and its buffer ignored" {
+	run --separate-stderr "$FXTRUN" -o refused.fxt python3 -c '
+import os, socket, struct
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(os.environ["FXT_SESSION"] + "/manager.sock")
+s.settimeout(10)
+open("%s/%d.7.buf" % (os.environ["FXT_SESSION"], os.getpid()), "wb").write(b"\0" * 8192)
+s.send(struct.pack("<HHIQ", 1, 0, 99, 7 << 32 | os.getpid()))
+print(len(s.recv(16)))'
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]	# the manager closed its side
+	[[ "$stderr" == *"1 provider refused (unknown protocol version)"* ]]
+	"$FXT" check refused.fxt
+}
