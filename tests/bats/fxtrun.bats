@@ -143,7 +143,7 @@ wait_line() {
 }
 
 @test "SIGKILL of the program mid-run: the archive holds every call it reported done" {
-	"$FXTRUN" -o k.fxt "$RPROGS/r-count" >count.out 2>err.txt &
+	"$FXTRUN" -o k.fxt "$RPROGS/r-count" 300000 >count.out 2>err.txt &
 	fxtrun_pid=$!
 	wait_line count.out "^3000 calls done"
 	kill -KILL "$(pgrep -P "$fxtrun_pid" r-count)"
@@ -166,7 +166,7 @@ wait_line() {
 
 @test "SIGINT to fxtrun mid-run is forwarded; the archive is valid and complete so far" {
 	# bats starts background jobs with SIGINT ignored; give the program its default action.
-	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$FXTRUN" -o int.fxt "$RPROGS/r-count" \
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$FXTRUN" -o int.fxt "$RPROGS/r-count" 300000 \
 		>count.out 2>err.txt &
 	fxtrun_pid=$!
 	wait_line count.out "^2000 calls done"
@@ -322,4 +322,23 @@ print(len(s.recv(16)))'
 	[ "$output" = 0 ]	# the manager closed its side
 	[[ "$stderr" == *"1 provider refused (unknown protocol version)"* ]]
 	"$FXT" check refused.fxt
+}
+
+@test "a second SIGINT stops waiting for a program that ignores SIGINT; the archive is valid" {
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$FXTRUN" -o int2.fxt sh -c \
+		'trap "" INT; exec "$0" 300000' "$RPROGS/r-count" >count.out 2>err.txt &
+	fxtrun_pid=$!
+	wait_line count.out "^2000 calls done"
+	prog=$(pgrep -P "$fxtrun_pid")
+	kill -INT "$fxtrun_pid"
+	sleep 0.5
+	kill -0 "$prog"	# ignored: the program runs on
+	kill -INT "$fxtrun_pid"
+	status=0
+	wait "$fxtrun_pid" || status=$?
+	kill -KILL "$prog"
+	[ "$status" -eq 130 ]
+	grep -q "stopped waiting" err.txt
+	"$FXT" check int2.fxt
+	[ "$(calls int2.fxt work)" -ge 2000 ]
 }
