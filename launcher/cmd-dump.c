@@ -1,6 +1,7 @@
 /* fxt dump FILE: every record as one canonical line (reader/print.h), then the reader's
- * verdict. Exit 0 when the whole file decoded, 1 on a corrupt or truncated record (the lines
- * before it are printed), 2 when the file cannot be opened. */
+ * verdict. Lenient unless --strict: tolerated violations are decoded as well as possible and
+ * counted on stderr. Exit 0 when the whole file decoded (an empty file: no lines), 1 on a
+ * corrupt or truncated record (the lines before it are printed), 2 when it cannot be opened. */
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <stdio.h>
@@ -54,6 +55,10 @@ int cmd_dump(int argc, char **argv)
 			(unsigned long long)e->offset, e->msg);
 		status = 1;
 	}
+	const struct fxt_reader_stats *st = fxt_reader_stats(r);
+	if (st->lenient_fixes)
+		fprintf(stderr, "fxt dump: %s: %llu violations of the format tolerated (fxt check reports them)\n",
+			argv[optind], (unsigned long long)st->lenient_fixes);
 	fxt_reader_close(r);
 	return fflush(stdout) == 0 && status == 0 ? 0 : 1;
 }

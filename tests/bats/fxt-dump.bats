@@ -55,6 +55,7 @@ setup() {
 	run --separate-stderr "$FXT" dump b.fxt
 	[ "$status" -eq 0 ]
 	[[ "${lines[-1]}" == *' instant ts='*' cat="" name=""' ]]
+	[ "$stderr" = "fxt dump: b.fxt: 1 violations of the format tolerated (fxt check reports them)" ]
 	run --separate-stderr "$FXT" dump --strict b.fxt
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"corrupt at offset $(( $(size b.fxt) - 16 )): string ref to unregistered index 9999" ]]
