@@ -190,14 +190,37 @@ static uint64_t record_words(uint64_t h)
 		       : fxt_field_get(FXT_RECORD_SIZE, h);
 }
 
-/* Records of type `type` (and, for kernel objects, of object type obj) in a valid run. */
-static uint64_t count(const uint64_t *p, size_t words, unsigned type, int obj)
+static int by_u64(const void *a, const void *b)
 {
-	uint64_t c = 0;
-	for (size_t at = 0; at < words; at += record_words(p[at]))
-		c += fxt_field_get(FXT_RECORD_TYPE, p[at]) == type &&
-		     (obj < 0 || fxt_field_get(FXT_KOBJ_TYPE, p[at]) == (uint64_t)obj);
-	return c;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Distinct threads named by thread kernel object records in a valid run (a renamed thread has
+ * several records). */
+static uint64_t count_threads(const uint64_t *p, size_t words)
+{
+	size_t n = 0, cap = 0;
+	uint64_t *koids = NULL, distinct = 0;
+	for (size_t at = 0; at < words; at += record_words(p[at])) {
+		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) != FXT_RT_KERNEL_OBJECT ||
+		    fxt_field_get(FXT_KOBJ_TYPE, p[at]) != FXT_OBJ_TYPE_THREAD ||
+		    record_words(p[at]) < 2)
+			continue;
+		if (n == cap) {
+			uint64_t *k = realloc(koids, (cap = cap ? cap * 2 : 64) * sizeof(*k));
+			if (!k)
+				break;
+			koids = k;
+		}
+		koids[n++] = p[at + 1];
+	}
+	if (koids)
+		qsort(koids, n, sizeof(*koids), by_u64);
+	for (size_t i = 0; i < n; i++)
+		distinct += !i || koids[i] != koids[i - 1];
+	free(koids);
+	return distinct;
 }
 
 /* fxt_archive_valid_prefix() resumed at word `from` (a record boundary found by an earlier
@@ -553,7 +576,7 @@ static int write_provider(struct fxt_manager *m, struct out *o, struct provider 
 	n = fxt_init_write(rec, h->ticks_per_second ? h->ticks_per_second : fallback_tps(m));
 	emit_out(o, rec, (size_t)n * 8);
 	emit_out(o, d, dlen);
-	st->threads += count(d, dlen / 8, FXT_RT_KERNEL_OBJECT, FXT_OBJ_TYPE_THREAD);
+	st->threads += count_threads(d, dlen / 8);
 	if (p->ppid > 0)
 		emit_process(o, p->pid, p->ppid, name);
 	int rc = copy_spool(o, p);

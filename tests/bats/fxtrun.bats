@@ -342,3 +342,17 @@ print(len(s.recv(16)))'
 	"$FXT" check int2.fxt
 	[ "$(calls int2.fxt work)" -ge 2000 ]
 }
+
+@test "the summary counts the processes, threads and events of the archive" {
+	run --separate-stderr "$FXTRUN" -o sum.fxt "$RPROGS/r-spin" 0.2 3
+	[ "$status" -eq 0 ]
+	n=$(echo "$output" | awk '/^calls / { print $2 }')
+	echo "$stderr"
+	[[ "$stderr" =~ "1 process, 4 threads, "([0-9]+)" events," ]]
+	events=${BASH_REMATCH[1]}
+	dropped=0
+	if [[ "$stderr" =~ ([0-9]+)\ records\ DROPPED ]]; then dropped=${BASH_REMATCH[1]}; fi
+	# spin() calls + 3 runner() + main(): each recorded or counted as dropped
+	[ $((events + dropped)) -eq $((n + 4)) ]
+	[ "$("$FXT" dump sum.fxt | grep -c ' complete ')" -eq "$events" ]
+}
