@@ -5,6 +5,7 @@
  * stack. The jump itself is the real function's, unchanged. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdlib.h>
 
@@ -52,9 +53,29 @@ FXTP_EXPORT void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
 	JUMP(__longjmp_chk, env, val);
 }
 
+/* The C++ runtime's __cxa_begin_catch. It may come after our constructor, and outside the
+ * global scope (a C program dlopen'ing C++ code): then it is found in the loaded runtime. */
+static void *(*begin_catch(void))(void *)
+{
+	static const char *const runtimes[] = { "libstdc++.so.6", "libc++abi.so.1", "libc++.so.1" };
+	void *(*real)(void *) = __atomic_load_n(&fxtp_real.__cxa_begin_catch, __ATOMIC_RELAXED);
+	for (size_t i = 0; !real && i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+		void *h = dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			real = (void *(*)(void *))dlsym(h, "__cxa_begin_catch");
+			dlclose(h);
+		}
+	}
+	__atomic_store_n(&fxtp_real.__cxa_begin_catch, real, __ATOMIC_RELAXED);
+	return real;
+}
+
 FXTP_EXPORT void *__cxa_begin_catch(void *exc)
 {
 	mark();
 	fxtp_real_init();
-	return fxtp_real.__cxa_begin_catch ? fxtp_real.__cxa_begin_catch(exc) : NULL;
+	void *(*real)(void *) = begin_catch();
+	if (!real)
+		abort();	/* a catch ran without a C++ runtime loaded: cannot happen */
+	return real(exc);
 }
