@@ -56,7 +56,10 @@ static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 }
 
 /* Resolves a 16-bit string ref, taking an inline stream from the cursor. */
-static inline __attribute__((always_inline)) int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_sv *out)
+/* On the hot path of every event: always inlined, like read_tref() and read_event(). */
+#define HOT static inline __attribute__((always_inline))
+
+HOT int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_sv *out)
 {
 	if (ref == 0) {
 		out->s = "";
@@ -80,7 +83,7 @@ static inline __attribute__((always_inline)) int read_sref(struct fxt_reader *r,
 }
 
 /* Resolves an 8-bit thread ref, taking two inline koid words from the cursor when it is 0. */
-static inline __attribute__((always_inline)) int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_koids *out)
+HOT int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_koids *out)
 {
 	if (ref == 0) {
 		if (!fxt_cursor_u64(c, &out->pid) || !fxt_cursor_u64(c, &out->tid))
@@ -154,7 +157,9 @@ static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 		}
 		if (check_reserved(r, h, used))
 			return -1;
-		if (fxt_cursor_left(&a) && violation(r, "argument %u of %llu words is larger than its type needs", i, (unsigned long long)size))
+		if (fxt_cursor_left(&a) &&
+		    violation(r, "argument %u of %llu words is larger than its type needs", i,
+			      (unsigned long long)size))
 			return -1;
 		rec->nargs++;
 	}
@@ -254,7 +259,7 @@ static int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 	return 1;
 }
 
-static inline __attribute__((always_inline)) int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+HOT int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	unsigned et = (unsigned)fxt_field_get(FXT_EVENT_TYPE, h);
 	if (et > FXT_ET_FLOW_END) {
