@@ -37,8 +37,11 @@ static void summary(const struct fxt_validator *v, const struct fxt_reader *r)
 			printf("  %-17s %" PRIu64 "\n", names[i] ? names[i] : "unknown", s->by_type[i]);
 	if (st->unknown_skipped)
 		printf("  %-17s %" PRIu64 "\n", "skipped (unknown)", st->unknown_skipped);
-	printf("providers: %" PRIu64 "\nthreads: %" PRIu64 " (%" PRIu64 " thread records)\nstrings: %" PRIu64 "\n",
-	       s->providers, s->threads, s->thread_records, s->strings);
+	printf("providers: %" PRIu64, s->providers);
+	if (s->dropped_providers)
+		printf(" (%" PRIu64 " reported dropped records)", s->dropped_providers);
+	printf("\nthreads: %" PRIu64 " (%" PRIu64 " thread records)\nstrings: %" PRIu64 "\n", s->threads,
+	       s->thread_records, s->strings);
 	if (s->events)
 		printf("bytes/event: %.1f\n", (double)st->bytes / (double)s->events);
 }

@@ -34,6 +34,7 @@ struct vthread {
 	size_t nbegins, capbegins;
 	struct span *roots;	/* sorted by start, pairwise disjoint */
 	size_t nroots, caproots;
+	uint64_t orphan_ends, orphan_offset;	/* ends without a begin; the first one's offset */
 };
 
 enum { KIND_ASYNC, KIND_FLOW };
@@ -47,13 +48,19 @@ struct vid {
 	uint64_t begins, middles, ends;	/* middles: async instants, flow steps */
 };
 
+/* A set of provider ids: open addressing on id + 1 (0: empty slot). */
+struct idset {
+	uint64_t *keys;
+	size_t cap, n;
+};
+
 struct fxt_validator {
 	struct vthread *threads;	/* open addressing, capacity a power of 2 */
 	size_t capthreads, last;
 	struct vid *ids;		/* open addressing */
 	size_t capids, nids;
-	uint64_t *providers;		/* set of provider ids + 1 (0: empty slot) */
-	size_t capproviders;
+	struct idset providers;		/* provider ids seen */
+	struct idset dropped;		/* providers that reported dropped records */
 	struct fxt_validate_summary sum;
 	struct fxt_read_error problem;
 	int failed;
@@ -115,21 +122,23 @@ void fxt_validator_free(struct fxt_validator *v)
 	}
 	free(v->threads);
 	free(v->ids);
-	free(v->providers);
+	free(v->providers.keys);
+	free(v->dropped.keys);
 	free(v);
 }
 
-/* ---- providers: a set of ids ---- */
+/* ---- sets of provider ids ---- */
 
-static int provider_seen(struct fxt_validator *v, uint32_t id)
+/* Adds id to the set; returns 1 if it was new, 0 if present, -ENOMEM. */
+static int idset_add(struct idset *set, uint32_t id)
 {
-	if ((v->sum.providers + 1) * 2 > v->capproviders) {
-		size_t oldcap = v->capproviders, cap = oldcap ? oldcap * 2 : 16;
-		uint64_t *old = v->providers, *n = calloc(cap, sizeof(*n));
+	if ((set->n + 1) * 2 > set->cap) {
+		size_t oldcap = set->cap, cap = oldcap ? oldcap * 2 : 16;
+		uint64_t *old = set->keys, *n = calloc(cap, sizeof(*n));
 		if (!n)
 			return -ENOMEM;
-		v->providers = n;
-		v->capproviders = cap;
+		set->keys = n;
+		set->cap = cap;
 		for (size_t i = 0; i < oldcap; i++)
 			for (size_t j = mix(old[i]) & (cap - 1); old[i]; j = (j + 1) & (cap - 1))
 				if (!n[j]) {
@@ -139,15 +148,26 @@ static int provider_seen(struct fxt_validator *v, uint32_t id)
 		free(old);
 	}
 	uint64_t key = (uint64_t)id + 1;
-	for (size_t j = mix(key) & (v->capproviders - 1);; j = (j + 1) & (v->capproviders - 1)) {
-		if (v->providers[j] == key)
+	for (size_t j = mix(key) & (set->cap - 1);; j = (j + 1) & (set->cap - 1)) {
+		if (set->keys[j] == key)
 			return 0;
-		if (!v->providers[j]) {
-			v->providers[j] = key;
-			v->sum.providers++;
-			return 0;
+		if (!set->keys[j]) {
+			set->keys[j] = key;
+			set->n++;
+			return 1;
 		}
 	}
+}
+
+static int idset_has(const struct idset *set, uint32_t id)
+{
+	uint64_t key = (uint64_t)id + 1;
+	if (!set->cap)
+		return 0;
+	for (size_t j = mix(key) & (set->cap - 1); set->keys[j]; j = (j + 1) & (set->cap - 1))
+		if (set->keys[j] == key)
+			return 1;
+	return 0;
 }
 
 /* ---- threads ---- */
@@ -257,8 +277,11 @@ static int add_duration(struct fxt_validator *v, struct vthread *t, const struct
 		t->begins[t->nbegins++] = (struct begin){ rec->u.event.ts, rec->offset };
 		return 0;
 	}
-	if (!t->nbegins)
-		return fail(v, rec->offset, "duration end without a begin on thread %" PRIu64, t->tid);
+	if (!t->nbegins) { /* judged at the end: records may have been dropped before it */
+		if (!t->orphan_ends++)
+			t->orphan_offset = rec->offset;
+		return 0;
+	}
 	struct begin b = t->begins[--t->nbegins];
 	if (rec->u.event.ts < b.ts)
 		return fail(v, rec->offset, "duration end (%" PRIu64 ") before its begin (%" PRIu64
@@ -323,8 +346,17 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
 	switch (rec->type) {
 	case FXT_RT_METADATA:
 		if (rec->u.meta.meta_type == FXT_MT_PROVIDER_INFO ||
-		    rec->u.meta.meta_type == FXT_MT_PROVIDER_SECTION)
-			return provider_seen(v, rec->u.meta.provider_id);
+		    rec->u.meta.meta_type == FXT_MT_PROVIDER_SECTION) {
+			int added = idset_add(&v->providers, rec->u.meta.provider_id);
+			sum->providers = v->providers.n;
+			return added < 0 ? added : 0;
+		}
+		if (rec->u.meta.meta_type == FXT_MT_PROVIDER_EVENT &&
+		    rec->u.meta.event_id == FXT_PE_BUFFER_OVERFLOW) {
+			int added = idset_add(&v->dropped, rec->u.meta.provider_id);
+			sum->dropped_providers = v->dropped.n;
+			return added < 0 ? added : 0;
+		}
 		return 0;
 	case FXT_RT_STRING:
 		sum->strings++;
@@ -367,18 +399,27 @@ int fxt_validator_finish(struct fxt_validator *v)
 {
 	if (v->failed)
 		return -EBADMSG;
-	/* Report the problem whose first record comes first in the archive. */
+	/* Report the problem whose first record comes first in the archive. Providers that
+	 * reported dropped records (buffer full) may miss a begin or an end: not a problem. */
 	const struct vthread *bt = NULL;
 	const struct vid *bi = NULL;
 	uint64_t first = UINT64_MAX;
-	for (size_t i = 0; i < v->capthreads; i++)
-		if (v->threads[i].nbegins && v->threads[i].begins[0].offset < first) {
-			bt = &v->threads[i];
-			first = bt->begins[0].offset;
+	for (size_t i = 0; i < v->capthreads; i++) {
+		const struct vthread *t = &v->threads[i];
+		if (!t->used || idset_has(&v->dropped, t->provider))
+			continue;
+		uint64_t off = t->nbegins ? t->begins[0].offset : UINT64_MAX;
+		if (t->orphan_ends && t->orphan_offset < off)
+			off = t->orphan_offset;
+		if (off < first) {
+			bt = t;
+			first = off;
 		}
+	}
 	for (size_t i = 0; i < v->capids; i++) {
 		const struct vid *o = &v->ids[i];
-		if (o->used && o->offset < first && (o->begins != o->ends || (o->middles && !o->begins))) {
+		if (o->used && o->offset < first && (o->begins != o->ends || (o->middles && !o->begins)) &&
+		    !idset_has(&v->dropped, o->provider)) {
 			bi = o;
 			first = o->offset;
 		}
@@ -387,6 +428,8 @@ int fxt_validator_finish(struct fxt_validator *v)
 		return fail(v, first, "%s id %" PRIu64 ": %" PRIu64 " begin(s), %" PRIu64 " end(s), %" PRIu64
 			    " %s", bi->kind == KIND_FLOW ? "flow" : "async", bi->id, bi->begins, bi->ends,
 			    bi->middles, bi->kind == KIND_FLOW ? "step(s)" : "instant(s)");
+	if (bt && bt->orphan_ends && bt->orphan_offset == first)
+		return fail(v, first, "duration end without a begin on thread %" PRIu64, bt->tid);
 	if (bt)
 		return fail(v, first, "duration begin never ended on thread %" PRIu64, bt->tid);
 	return 0;

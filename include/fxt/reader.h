@@ -187,7 +187,8 @@ uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
  * callees written before callers; never reports a pair that does not overlap); per provider,
  * as many async (flow) ends as begins for each id, and no instant (step) of an id never begun.
  * Ids are paired by count over the whole archive, not in file order (chunks of threads
- * interleave, so an end may precede its begin in the file).
+ * interleave, so an end may precede its begin in the file). A provider that reported dropped
+ * records (provider event "buffer full") may miss begins and ends: unpaired ones are accepted.
  * Views of the records must stay valid until fxt_validator_free() (keep the reader open).
  * One validator per thread. */
 struct fxt_validator;
@@ -200,6 +201,7 @@ struct fxt_validate_summary {
 	uint64_t threads;	/* distinct (provider, pid, tid) of event records */
 	uint64_t strings;	/* string records */
 	uint64_t thread_records;
+	uint64_t dropped_providers;	/* providers that reported dropped records (buffer full) */
 };
 
 /* Returns 0 or -ENOMEM. */
