@@ -1,8 +1,9 @@
 /* Semantic validation of an archive (fxt/reader.h, fxt_validator_*): the rules that span
  * records. Per (provider, pid, tid): a stack of open duration begins and the disjoint "roots"
  * of the complete events seen so far (a later event must contain, sit inside or miss each of
- * them); per (provider, kind, id): async/flow records counted by step. Hash tables with
- * open addressing; amortized O(1) per record; no output, no exit. One validator per thread. */
+ * them); per (provider, kind, id): async/flow records counted by step. Pairing is judged at
+ * the end, where providers that reported dropped records are excused. Hash tables with open
+ * addressing; amortized O(1) per record; no output, no exit. One validator per thread. */
 /* SPDX-License-Identifier: MIT */
 #include "fxt/reader.h"
 #include "writer/fields.h"
@@ -239,7 +240,7 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, const struct
 		; /* [lo, hi): roots that overlap it (they start before e and end after s) */
 	for (size_t i = lo; i < hi; i++) {
 		struct span r = t->roots[i];
-		if (r.start >= s && r.end <= e)
+		if (r.start > s && r.end <= e)
 			continue; /* inside: a callee written before its caller */
 		if (r.start <= s && r.end >= e && hi - lo == 1)
 			return 0; /* it sits inside an earlier root */
