@@ -240,7 +240,7 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, const struct
 		; /* [lo, hi): roots that overlap it (they start before e and end after s) */
 	for (size_t i = lo; i < hi; i++) {
 		struct span r = t->roots[i];
-		if (r.start > s && r.end <= e)
+		if (r.start >= s && r.end <= e)
 			continue; /* inside: a callee written before its caller */
 		if (r.start <= s && r.end >= e && hi - lo == 1)
 			return 0; /* it sits inside an earlier root */
