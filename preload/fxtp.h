@@ -63,6 +63,7 @@ struct fxtp_frame {
 };
 
 #define FXTP_CACHE_SIZE 512u /* per-thread name cache entries, power of two */
+#define FXTP_JMPS 16u	      /* jmp_bufs remembered per thread (nonlocal.c) */
 struct fxtp_cache_ent {
 	uintptr_t fn;
 	uint64_t tag;	/* for this thread: see fxtp_tag_slow() */
@@ -93,6 +94,11 @@ struct fxtp_thread {
 	void *altstack;			/* our sigaltstack for this thread, or NULL */
 	struct fxtp_thread *next, *prev;/* thread registry links */
 	struct fxtp_cache_ent cache[FXTP_CACHE_SIZE];
+	struct {
+		const void *env;	/* a jmp_buf this thread passed to setjmp */
+		size_t depth;		/* frames open then: a longjmp to it closes the rest */
+	} jmps[FXTP_JMPS];
+	uint32_t jmps_next;		/* round-robin slot for a new jmp_buf */
 };
 extern FXTP_TLS struct fxtp_thread fxtp_self;
 
@@ -185,6 +191,8 @@ void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr, uint64_t start, uint
 /* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
  * when t is another thread: then koids go inline). Async-signal-safe. */
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
+/* Closes the calling thread's frames at or above `keep` (left by a jump) at time end. */
+void fxtp_close_frames_above(struct fxtp_thread *t, struct fxtp_frame *keep, uint64_t end);
 /* Maps the calling thread's shadow stack, and unmaps it. */
 int fxtp_stack_init(struct fxtp_thread *t);
 void fxtp_stack_release(struct fxtp_thread *t);

@@ -1,8 +1,10 @@
-/* Non-local exits: longjmp, siglongjmp, _longjmp, __longjmp_chk and __cxa_begin_catch (a C++
- * catch, after an unwind that clang-built frames leave without exit hooks) mark the calling
- * thread so that its next entry hook takes the slow path and closes, exactly, the frames the
- * jump abandoned: those below the new call's own frame, found from its return address on the
- * stack. The jump itself is the real function's, unchanged. */
+/* Non-local exits. setjmp/_setjmp/__sigsetjmp are interposed by tail-jumping trampolines (the
+ * real function sees its caller's exact context) that remember, per thread, how many frames were
+ * open for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
+ * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered,
+ * and __cxa_begin_catch (a C++ catch, after an unwind that clang-built frames leave without exit
+ * hooks), mark the thread instead: its next entry closes the frames below the new call's CFA,
+ * found from its return address on the stack (stack.c). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,7 +13,53 @@
 
 #include "preload/fxtp.h"
 
-/* Makes the thread's next entry hook run the exact repair (stack.c); the fast path sees a NULL
+/* Real setjmp family for the trampolines (hidden: RIP-relative from the asm below). */
+__attribute__((visibility("hidden"))) void *fxtp_real_setjmp, *fxtp_real__setjmp,
+	*fxtp_real___sigsetjmp;
+
+/* Called by the trampolines before the tail jump: remembers env with the current depth.
+ * Resolves the real functions on first use. Never fails. */
+__attribute__((visibility("hidden"), no_instrument_function, used)) void
+fxtp_setjmp_note(const void *env)
+{
+	if (!fxtp_real___sigsetjmp) {
+		fxtp_real_setjmp = dlsym(RTLD_NEXT, "setjmp");
+		fxtp_real__setjmp = dlsym(RTLD_NEXT, "_setjmp");
+		__atomic_store_n(&fxtp_real___sigsetjmp, dlsym(RTLD_NEXT, "__sigsetjmp"),
+				 __ATOMIC_RELEASE);
+	}
+	struct fxtp_thread *t = &fxtp_self;
+	if (!t->base)
+		return;
+	uint32_t slot = t->jmps_next;
+	for (uint32_t i = 0; i < FXTP_JMPS; i++)
+		if (t->jmps[i].env == env)
+			slot = i;
+	if (slot == t->jmps_next)
+		t->jmps_next = (t->jmps_next + 1) % FXTP_JMPS;
+	t->jmps[slot].depth = (size_t)(t->top - t->base);
+	t->jmps[slot].env = env;
+}
+
+/* Each trampoline keeps the argument registers, calls the note with a 16-byte aligned stack,
+ * restores them and jumps to the real function: no frame of ours stays between. */
+#define TRAMPOLINE(name)                                                                        \
+	__asm__(".globl " #name "\n"                                                            \
+		".type " #name ", @function\n" #name ":\n"                                      \
+		"	push %rdi\n"                                                            \
+		"	push %rsi\n"                                                            \
+		"	sub $8, %rsp\n"                                                         \
+		"	call fxtp_setjmp_note\n"                                                \
+		"	add $8, %rsp\n"                                                         \
+		"	pop %rsi\n"                                                             \
+		"	pop %rdi\n"                                                             \
+		"	jmp *fxtp_real_" #name "(%rip)\n"                                       \
+		".size " #name ", .-" #name "\n")
+TRAMPOLINE(setjmp);
+TRAMPOLINE(_setjmp);
+TRAMPOLINE(__sigsetjmp);
+
+/* Makes the thread's next entry hook run the CFA repair (stack.c); the fast path sees a NULL
  * limit. Nothing while inside the tracer (the guard's own use of limit). */
 static void mark(void)
 {
@@ -22,10 +70,29 @@ static void mark(void)
 	t->limit = NULL;
 }
 
+/* Before a jump to env: closes the frames opened since its setjmp, or marks the thread. */
+static void jumping(const void *env)
+{
+	struct fxtp_thread *t = &fxtp_self;
+	if (!t->base || !fxtp_running() || !fxtp_enter(t))
+		return;
+	size_t depth = (size_t)-1;
+	for (uint32_t i = 0; i < FXTP_JMPS; i++)
+		if (t->jmps[i].env == env)
+			depth = t->jmps[i].depth;
+	if (depth <= (size_t)(t->top - t->base)) {
+		fxtp_close_frames_above(t, t->base + depth, fxtp_now());
+		fxtp_leave(t);
+		return;
+	}
+	fxtp_leave(t);
+	mark();
+}
+
 /* Resolves and calls a real jump function; they cannot fail, and libc always has them. */
 #define JUMP(name, env, val)                                                                     \
 	do {                                                                                     \
-		mark();                                                                          \
+		jumping(env);                                                                    \
 		fxtp_real_init();                                                                \
 		if (!fxtp_real.name)                                                             \
 			abort();                                                                 \

@@ -203,6 +203,14 @@ __attribute__((noinline)) void fxtp_write_refill(struct fxtp_thread *t, uint64_t
 	}
 }
 
+void fxtp_close_frames_above(struct fxtp_thread *t, struct fxtp_frame *keep, uint64_t end)
+{
+	while (t->top > keep) {
+		t->top--;
+		write_to(t, &t->w, t->top, end);
+	}
+}
+
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end)
 {
 	if (!t->base)
