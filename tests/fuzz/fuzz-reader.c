@@ -1,10 +1,12 @@
 /* libFuzzer entry for the FXT reader: any bytes are read to the end twice, STRICT (every record
  * also fed to the semantic validator) and lenient; each decoded record is printed to /dev/null,
  * its views (strings, payloads) checked to lie inside the input, records checked to move forward,
- * and an archive STRICT reads cleanly must read the same lenient. The input is copied to a
+ * an archive STRICT reads cleanly must read the same lenient, and the validator's claim that two
+ * complete events overlap without nesting is checked against the events seen. The input is copied to a
  * malloc block of its exact size (16-aligned) so that ASan sees a read of one byte past it.
  * Built only with FXT_FUZZ=ON (tests/fuzz.cmake). */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +60,35 @@ static void check_views(const struct fxt_record *rec)
 		abort();
 }
 
+/* Soundness of the validator's nesting rule: when it says a complete event overlaps another
+ * without nesting, an earlier complete event of the same thread must really cross it. */
+struct span {
+	uint32_t provider;
+	uint64_t pid, tid, s, e;
+};
+static struct span spans[1 << 12];
+static size_t nspans;
+
+static void check_overlap_claim(const struct fxt_record *rec, int err, struct fxt_validator *v)
+{
+	uint64_t s = rec->u.event.ts, e = rec->u.event.end_ts;
+	if (err == -EBADMSG && fxt_validator_problem(v)->offset == rec->offset &&
+	    strstr(fxt_validator_problem(v)->msg, "overlaps")) {
+		int found = 0;
+		for (size_t i = 0; i < nspans && !found; i++) {
+			const struct span *a = &spans[i];
+			found = a->provider == rec->provider_id && a->pid == rec->u.event.thread.pid &&
+				a->tid == rec->u.event.thread.tid && a->e > s && a->s < e &&
+				!(a->s >= s && a->e <= e) && !(a->s <= s && a->e >= e);
+		}
+		if (!found)
+			abort();
+	}
+	if (nspans < sizeof(spans) / sizeof(spans[0]))
+		spans[nspans++] = (struct span){ rec->provider_id, rec->u.event.thread.pid,
+						 rec->u.event.thread.tid, s, e };
+}
+
 /* What one pass gave. */
 struct pass {
 	int result;
@@ -75,6 +106,7 @@ static struct pass read_all(const void *data, size_t size, unsigned flags)
 		abort();
 	if ((flags & FXT_READER_STRICT) && fxt_validator_new(&v) < 0)
 		v = NULL;
+	nspans = 0;
 	while ((p.result = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
 		if (rec.words == 0 || rec.offset < next_offset)
 			abort(); /* records move forward, never overlap */
@@ -84,8 +116,11 @@ static struct pass read_all(const void *data, size_t size, unsigned flags)
 		fxt_print_record(devnull, &rec);
 		fxt_reader_ticks_to_ns(r, rec.u.event.ts);
 		fxt_reader_provider_name(r, rec.provider_id);
-		if (v)
-			fxt_validator_add(v, &rec);
+		if (v) {
+			int err = fxt_validator_add(v, &rec);
+			if (rec.type == 4 && rec.u.event.event_type == 4)
+				check_overlap_claim(&rec, err, v);
+		}
 	}
 	const struct fxt_reader_stats *st = fxt_reader_stats(r);
 	if (fxt_reader_next(r, &rec) != p.result)

@@ -781,6 +781,17 @@ static void test_validator_growth(void)
 	   "among 101 async ids, the one never begun is reported at its offset (%s)", msg);
 }
 
+/* Callees that start or end exactly with their caller nest (the bounds are inclusive). */
+static void test_shared_bounds(void)
+{
+	static const uint64_t w[] = { PROLOGUE, CPL(10, 15), CPL(15, 20), CPL(10, 20), CPL(10, 10),
+				      CPL(5, 20) };
+	uint64_t off;
+	char msg[160];
+	ok(validate(w, sizeof(w), &off, msg) == 0,
+	   "callees [10,15] and [15,20], caller [10,20], [10,10] and [5,20] are valid (%s)", msg);
+}
+
 int main(void)
 {
 	test_magic_bytes();
@@ -794,6 +805,7 @@ int main(void)
 	test_files();
 	test_validator();
 	test_validator_growth();
+	test_shared_bounds();
 	test_print();
 	return done();
 }
