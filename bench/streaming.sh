@@ -15,7 +15,10 @@ fxt=$build/launcher/fxt
 fxtrun=$build/launcher/fxtrun
 spin=$build/tests/rprogs/r-spin
 for f in "$fxt" "$fxtrun" "$spin"; do
-	[ -x "$f" ] || { echo "streaming.sh: $f missing: build the fxt and rprog-r-spin targets" >&2; exit 2; }
+	if [ ! -x "$f" ]; then
+		echo "streaming.sh: $f missing: build the fxt and rprog-r-spin targets" >&2
+		exit 2
+	fi
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -41,9 +44,11 @@ awk -v s="$secs" -v t="$threads" -v c="$counted" -v r="$recorded" -v d="${droppe
 	-v mb="${saved_mb:-0}" -v sz="$size" -v pk="$prog_kb" -v mk="$manager_kb" 'BEGIN {
 	printf "streaming, 16 MiB buffer, %d threads, %g s\n", t, s
 	printf "  calls counted by the program  %d\n", c
-	printf "  calls in the archive          %d (%s)\n", r, r == c ? "equal: nothing lost" : "DIFFER"
+	printf "  calls in the archive          %d (%s)\n", r,
+		r == c ? "equal: nothing lost" : "differ: the saving did not keep up"
 	printf "  records dropped               %d\n", d
 	printf "  records/s recorded            %.1f M\n", r / s / 1e6
-	printf "  saved while running           %.1f MB (%.1f MB/s); archive %.1f MB\n", mb, mb / s, sz / 1e6
+	printf "  saved while running           %.1f MB (%.1f MB/s); archive %.1f MB\n",
+		mb, mb / s, sz / 1e6
 	printf "  peak RSS: program %.1f MB, fxtrun %.1f MB\n", pk / 1024, mk / 1024
 }'

@@ -31,10 +31,10 @@
 static const char usage[] =
 	"usage: fxtrun [options] [--] PROGRAM [ARGS...]   (also: fxt record ...)\n"
 	"Runs PROGRAM with every process of its tree traced, then writes one FXT archive.\n"
-	"  -o, --output FILE       archive to write (default trace.fxt; replaced only when complete)\n"
-	"  --mode MODE             streaming (default: rolling halves saved while running, bounded\n"
-	"                          memory), circular (keeps the most recent records), oneshot (stops\n"
-	"                          recording when the buffer is full)\n"
+	"  -o, --output FILE       archive (default trace.fxt; replaced only when complete)\n"
+	"  --mode MODE             streaming (default: rolling halves saved while running,\n"
+	"                          bounded memory), circular (keeps the most recent records),\n"
+	"                          oneshot (stops recording when the buffer is full)\n"
 	"  --buffer-size SIZE      buffer per process, 1M..64G (K, M, G suffixes; default 64M)\n"
 	"  --filter GLOB           record only functions matching GLOB (repeatable)\n"
 	"  --exclude GLOB          do not record functions matching GLOB (repeatable)\n"
@@ -143,40 +143,40 @@ static int parse(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'o':
 			if (!*optarg)
-				return -bad("%s-o needs a file name", "");
+				return -bad("-o needs a file name", NULL);
 			o->output = optarg;
 			break;
 		case O_MODE:
 			if (strcmp(optarg, "oneshot") && strcmp(optarg, "circular") &&
 			    strcmp(optarg, "streaming"))
-				return -bad("--mode must be oneshot, circular or streaming, not '%s'",
-					    optarg);
+				return -bad("--mode must be oneshot, circular or streaming, "
+					    "not '%s'", optarg);
 			o->mode = optarg;
 			break;
 		case O_BUF:
 			if (!size_ok(optarg))
-				return -bad("--buffer-size must be a size from 1M to 64G (like 64M), "
-					    "not '%s'", optarg);
+				return -bad("--buffer-size must be a size from 1M to 64G "
+					    "(like 64M), not '%s'", optarg);
 			o->buffer_size = optarg;
 			break;
 		case O_FILTER:
 		case O_EXCLUDE:
 			if (!*optarg || strchr(optarg, ','))
-				return -bad("--filter/--exclude take one non-empty glob without ',', "
-					    "not '%s'", optarg);
+				return -bad("--filter/--exclude take one non-empty glob "
+					    "without ',', not '%s'", optarg);
 			if (add_glob(c == O_FILTER ? &o->filter : &o->exclude, optarg) < 0)
-				return -bad("%sout of memory", "");
+				return -bad("out of memory", NULL);
 			break;
 		case O_DEPTH:
 			if (!depth_ok(optarg))
-				return -bad("--max-depth must be a whole number from 1 to 2147483648, "
-					    "not '%s'", optarg);
+				return -bad("--max-depth must be a whole number from 1 to "
+					    "2147483648, not '%s'", optarg);
 			o->max_depth = optarg;
 			break;
 		case O_MINDUR:
 			if (!duration_ok(optarg))
-				return -bad("--min-duration must be a duration like 10us (ns, us, ms, "
-					    "s), not '%s'", optarg);
+				return -bad("--min-duration must be a duration like 10us "
+					    "(ns, us, ms, s), not '%s'", optarg);
 			o->min_duration = optarg;
 			break;
 		case O_NOFN:
@@ -195,7 +195,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind >= argc)
-		return -bad("%sno program to trace", "");
+		return -bad("no program to trace", NULL);
 	return optind;
 }
 
@@ -280,7 +280,7 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 			if ((int)si.ssi_code != SI_KERNEL && status == -1)
 				kill(child, sig);
 			if ((sig == SIGINT || sig == SIGTERM) && ++interrupts == 2) {
-				fprintf(stderr, ME ": stopped waiting; writing what was recorded\n");
+				fputs(ME ": stopped waiting; writing what was recorded\n", stderr);
 				return status;
 			}
 		}

@@ -46,8 +46,8 @@ struct provider {
 	size_t size;
 	struct fxt_buf buf;
 	struct saved_chunk *chunks;
-	int spool;		/* streaming data saved so far, -1 before the first save; once done,
-				 * the provider's whole archive section */
+	int spool;		/* streaming data saved so far (-1: none yet); once done, the
+				 * provider's whole archive section */
 	uint64_t spooled, events;
 	uint32_t id;		/* provider id in the archive */
 	int done;		/* finished: section in the spool, buffer unmapped and deleted */
@@ -268,7 +268,8 @@ static int sweep(struct provider *p, fxt_archive_emit_fn emit, void *ctx)
 	int rc = ord && copy ? 0 : -ENOMEM;
 	size_t k = 0, words = h->chunk_size / 8 - 1;
 	for (uint32_t i = 0; !rc && i < h->nchunks; i++) {
-		uint64_t seq = fxt_chunk_word_seq(__atomic_load_n(chunk_at(p, i), __ATOMIC_ACQUIRE));
+		uint64_t w0 = __atomic_load_n(chunk_at(p, i), __ATOMIC_ACQUIRE);
+		uint64_t seq = fxt_chunk_word_seq(w0);
 		if (seq)
 			ord[k++] = (struct order){ seq, i };
 	}
@@ -276,7 +277,8 @@ static int sweep(struct provider *p, fxt_archive_emit_fn emit, void *ctx)
 		qsort(ord, k, sizeof(*ord), by_seq);
 	for (size_t j = 0; !rc && j < k; j++) {
 		const uint64_t *c = chunk_at(p, ord[j].idx);
-		uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE), seq = fxt_chunk_word_seq(w0);
+		uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
+		uint64_t seq = fxt_chunk_word_seq(w0);
 		struct saved_chunk *sc = &p->chunks[ord[j].idx];
 		if (!seq)
 			continue;
@@ -296,7 +298,7 @@ static int sweep(struct provider *p, fxt_archive_emit_fn emit, void *ctx)
 		atomic_thread_fence(memory_order_acquire);
 		if ((__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) & FXT_CHUNK_SEQ_MASK) !=
 		    (w0 & FXT_CHUNK_SEQ_MASK))
-			continue;	/* reused while we read: its old records were saved before */
+			continue;	/* reused while read: its old records were saved before */
 		rc = emit(ctx, copy, at + len - sc->bytes);
 		p->events += events;
 		sc->bytes = len;
@@ -504,7 +506,8 @@ static int copy_spool(struct out *o, struct provider *p)
 		return o->err;
 	loff_t in = 0;
 	while ((uint64_t)in < p->spooled) {
-		ssize_t n = copy_file_range(p->spool, &in, o->fd, NULL, p->spooled - (uint64_t)in, 0);
+		size_t left = p->spooled - (uint64_t)in;
+		ssize_t n = copy_file_range(p->spool, &in, o->fd, NULL, left, 0);
 		if (n > 0)
 			continue;
 		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
@@ -529,7 +532,8 @@ static void process_name(const uint64_t *d, size_t words, int pid, char *name, s
 	for (size_t at = 0; at < words; at += record_words(d[at])) {
 		uint64_t h = d[at];
 		uint64_t ref = fxt_field_get(FXT_KOBJ_NAME_REF, h);
-		if (fxt_field_get(FXT_RECORD_TYPE, h) != FXT_RT_KERNEL_OBJECT || record_words(h) < 2 ||
+		if (fxt_field_get(FXT_RECORD_TYPE, h) != FXT_RT_KERNEL_OBJECT ||
+		    record_words(h) < 2 ||
 		    fxt_field_get(FXT_KOBJ_TYPE, h) != FXT_OBJ_TYPE_PROCESS ||
 		    d[at + 1] != (uint64_t)pid || !(ref & FXT_STRREF_INLINE))
 			continue;

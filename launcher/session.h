@@ -13,7 +13,7 @@
 struct fxt_session {
 	char dir[PATH_MAX];	/* buffers and socket; "" until created */
 	char spool[PATH_MAX];	/* saved streaming data; "" until created */
-	int listen_fd;		/* manager socket (SOCK_SEQPACKET, close-on-exec), -1 if none */
+	int listen_fd;		/* manager socket (SOCK_SEQPACKET, cloexec), -1 if none */
 };
 
 /* Creates both directories and the listening socket.

@@ -97,7 +97,8 @@ static void poll_acks(void)
 		if (p.request != TRACE_PROVIDER_BUFFER_SAVED)
 			continue;
 		uint32_t cur = atomic_load(&acks);
-		while (p.data32 + 1 > cur && !atomic_compare_exchange_weak(&acks, &cur, p.data32 + 1))
+		while (p.data32 + 1 > cur &&
+		       !atomic_compare_exchange_weak(&acks, &cur, p.data32 + 1))
 			;
 	}
 	errno = saved;
@@ -119,8 +120,9 @@ static uint64_t *streaming_take(struct fxt_buf *b)
 			uint64_t old = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
 			/* Reusable once left at wrap <= w - 2: the save of that wrap (acknowledged
 			 * before this half came back) read everything its writer wrote. */
+			uint64_t left_at = old >> FXT_CHUNK_WRAP_SHIFT;
 			if (old && (!(old & FXT_CHUNK_CLOSED) ||
-				    ((w - (old >> FXT_CHUNK_WRAP_SHIFT)) & FXT_CHUNK_WRAP_MASK) < 2))
+				    ((w - left_at) & FXT_CHUNK_WRAP_MASK) < 2))
 				continue;
 			if (claim(b, c, old))
 				return c;
@@ -148,8 +150,8 @@ static void release(struct fxt_buf *b, uint64_t *c)
 	atomic_thread_fence(memory_order_seq_cst);
 	uint64_t w = atomic_load(&roll) >> 32;
 	uint64_t v = __atomic_load_n(&c[0], __ATOMIC_RELAXED) & FXT_CHUNK_SEQ_MASK;
-	__atomic_store_n(&c[0], v | FXT_CHUNK_CLOSED | ((w & FXT_CHUNK_WRAP_MASK) << FXT_CHUNK_WRAP_SHIFT),
-			 __ATOMIC_SEQ_CST);
+	v |= FXT_CHUNK_CLOSED | (w & FXT_CHUNK_WRAP_MASK) << FXT_CHUNK_WRAP_SHIFT;
+	__atomic_store_n(&c[0], v, __ATOMIC_SEQ_CST);
 }
 
 static const struct fxt_buf_policy circular_policy = { circular_take, release };
