@@ -358,3 +358,12 @@ print(len(s.recv(16)))'
 	[ $((events + dropped)) -le $((n + 7)) ]
 	[ "$("$FXT" dump sum.fxt | grep -c ' complete ')" -eq "$events" ]
 }
+
+@test "orphaned grandchildren are waited for (subreaper) and traced" {
+	run --separate-stderr "$FXTRUN" -o orphan.fxt sh -c \
+		'(sleep 0.5; exec "$0" orphan) & exit 0' "$RPROGS/r-leaf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "arg: orphan" ]
+	"$FXT" check orphan.fxt
+	[ "$(calls orphan.fxt leaf_call)" -eq 1 ]
+}
