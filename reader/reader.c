@@ -59,6 +59,9 @@ static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 /* On the hot path of every event: always inlined, like read_tref() and read_event(). */
 #define HOT static inline __attribute__((always_inline))
 
+/* Off the hot path: kept out of line so that the event path needs few registers. */
+#define COLD static __attribute__((noinline))
+
 HOT int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_sv *out)
 {
 	if (ref == 0) {
@@ -100,7 +103,7 @@ HOT int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 }
 
 /* Reads nargs arguments (trace-format.md#arguments); unknown argument types are skipped. */
-static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs, struct fxt_record *rec)
+COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs, struct fxt_record *rec)
 {
 	rec->nargs = 0;
 	for (unsigned i = 0; i < nargs; i++) {
@@ -166,7 +169,7 @@ static int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 	return 0;
 }
 
-static int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	unsigned mt = (unsigned)fxt_field_get(FXT_META_TYPE, h);
 	uint32_t id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
@@ -215,7 +218,7 @@ static int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c,
 	return 1;
 }
 
-static int read_init(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_init(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	if (!fxt_cursor_u64(c, &rec->u.init.ticks_per_second))
 		return fxt_fail(r, "initialization record without its ticks-per-second word");
@@ -227,7 +230,7 @@ static int read_init(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 	return 1;
 }
 
-static int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	uint16_t idx = (uint16_t)fxt_field_get(FXT_STRING_INDEX, h);
 	struct fxt_sv *s = &rec->u.string.str;
@@ -244,7 +247,7 @@ static int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 	return 1;
 }
 
-static int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	uint8_t idx = (uint8_t)fxt_field_get(FXT_THREAD_INDEX, h);
 	if (!fxt_cursor_u64(c, &rec->u.thread.koids.pid) || !fxt_cursor_u64(c, &rec->u.thread.koids.tid))
@@ -293,7 +296,7 @@ HOT int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 	return 1;
 }
 
-static int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	const char *data;
 	rec->u.blob.size = (uint32_t)fxt_field_get(FXT_BLOB_SIZE, h);
@@ -306,7 +309,7 @@ static int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 	return check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE) ? -1 : 1;
 }
 
-static int read_uobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_uobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	unsigned tref = (unsigned)fxt_field_get(FXT_UOBJ_THREAD_REF, h);
 	if (!fxt_cursor_u64(c, &rec->u.uobj.pointer))
@@ -326,7 +329,7 @@ static int read_uobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 	return check_reserved(r, h, FXT_BITS(0, 43)) ? -1 : 1;
 }
 
-static int read_kobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_kobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	rec->u.kobj.obj_type = (unsigned)fxt_field_get(FXT_KOBJ_TYPE, h);
 	if (!fxt_cursor_u64(c, &rec->u.kobj.koid))
@@ -337,7 +340,7 @@ static int read_kobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 	return check_reserved(r, h, FXT_BITS(0, 43)) ? -1 : 1;
 }
 
-static int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	unsigned st = (unsigned)fxt_field_get(FXT_SCHED_TYPE, h);
 	typeof(rec->u.sched) *s = &rec->u.sched;
@@ -375,7 +378,7 @@ static int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, st
 	return check_reserved(r, h, used) ? -1 : 1;
 }
 
-static int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	struct fxt_sv *m = &rec->u.log.msg;
 	if (!fxt_cursor_u64(c, &rec->u.log.ts))
@@ -390,7 +393,7 @@ static int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	return 1;
 }
 
-static int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	typeof(rec->u.large) *l = &rec->u.large;
 	uint64_t w;
