@@ -564,6 +564,9 @@ static void test_validator(void)
 					   CPL(0, 10), DUR(2, 1), DUR(2, 2), DUR(3, 3), DUR(3, 4) };
 	ok(validate(nested, sizeof(nested), &off, msg) == 0, "callees before callers, zero-length and nested "
 	   "begin/end events are valid (%s)", msg);
+	static const uint64_t same_start[] = { PROLOGUE, CPL(5, 6), CPL(5, 9), CPL(9, 9), CPL(5, 9) };
+	ok(validate(same_start, sizeof(same_start), &off, msg) == 0,
+	   "a callee starting (or ending) on its caller's tick nests in it (%s)", msg);
 	static const uint64_t overlap[] = { PROLOGUE, CPL(2, 5), CPL(4, 8) };
 	ok(validate(overlap, sizeof(overlap), &off, msg) == -EBADMSG && off == 14 * 8,
 	   "complete events overlapping without nesting are invalid at the second one (%s)", msg);
