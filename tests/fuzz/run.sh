@@ -26,7 +26,7 @@ status=0
 ASAN_OPTIONS=detect_leaks=1 "$fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
 	-artifact_prefix="$work/artifacts/" -print_final_stats=1 "$work/corpus" >"$log" 2>&1 || status=$?
 grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
-if [ "$status" -ne 0 ] || ls "$work/artifacts" | grep -q .; then
+if [ "$status" -ne 0 ] || [ -n "$(ls -A "$work/artifacts")" ]; then
 	tail -n 60 "$log"
 	echo "run.sh: the fuzzer failed (exit $status); inputs in $work/artifacts" >&2
 	exit 1
