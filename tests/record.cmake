@@ -12,6 +12,12 @@ foreach(name r-leaf r-tree r-count r-phases r-spin)
 		RUNTIME_OUTPUT_DIRECTORY ${FXT_RPROGS_DIR})
 endforeach()
 
+# The circular and streaming chunk policies of preload/provider.c, without a manager.
+fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/provider.c
+	LIBS fxt_writer)
+add_test(NAME test-provider-streaming COMMAND test-provider streaming)
+set_tests_properties(test-provider test-provider-streaming PROPERTIES LABELS tsan)
+
 if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 	add_test(NAME fxtrun-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXT_CALLS=$<TARGET_FILE:fxt-calls>
