@@ -253,6 +253,15 @@ struct fxtp_real {
 	void (*siglongjmp)(void *, int) __attribute__((noreturn));
 	void (*__longjmp_chk)(void *, int) __attribute__((noreturn));
 	void *(*__cxa_begin_catch)(void *);	/* NULL without libstdc++ */
+	/* lock.c */
+	int (*pthread_mutex_lock)(pthread_mutex_t *);
+	int (*pthread_rwlock_rdlock)(pthread_rwlock_t *);
+	int (*pthread_rwlock_wrlock)(pthread_rwlock_t *);
+	int (*pthread_cond_wait)(pthread_cond_t *, pthread_mutex_t *);	/* GLIBC_2.3.2 */
+	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*sem_wait)(void *);
+	int (*pthread_barrier_wait)(pthread_barrier_t *);
+	int (*pthread_join)(pthread_t, void **);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

@@ -15,18 +15,27 @@ struct fxtp_real fxtp_real;
 static const struct {
 	void **slot;
 	const char *name;
+	const char *version;	/* dlvsym for a versioned symbol, else NULL: dlsym */
 } table[] = {
-	{ (void **)&fxtp_real._exit, "_exit" },
-	{ (void **)&fxtp_real._Exit, "_Exit" },
-	{ (void **)&fxtp_real.pthread_setname_np, "pthread_setname_np" },
-	{ (void **)&fxtp_real.prctl, "prctl" },
-	{ (void **)&fxtp_real.sigaction, "sigaction" },
-	{ (void **)&fxtp_real.signal, "signal" },
-	{ (void **)&fxtp_real.longjmp, "longjmp" },
-	{ (void **)&fxtp_real._longjmp, "_longjmp" },
-	{ (void **)&fxtp_real.siglongjmp, "siglongjmp" },
-	{ (void **)&fxtp_real.__longjmp_chk, "__longjmp_chk" },
-	{ (void **)&fxtp_real.__cxa_begin_catch, "__cxa_begin_catch" },
+	{ (void **)&fxtp_real._exit, "_exit", NULL },
+	{ (void **)&fxtp_real._Exit, "_Exit", NULL },
+	{ (void **)&fxtp_real.pthread_setname_np, "pthread_setname_np", NULL },
+	{ (void **)&fxtp_real.prctl, "prctl", NULL },
+	{ (void **)&fxtp_real.sigaction, "sigaction", NULL },
+	{ (void **)&fxtp_real.signal, "signal", NULL },
+	{ (void **)&fxtp_real.longjmp, "longjmp", NULL },
+	{ (void **)&fxtp_real._longjmp, "_longjmp", NULL },
+	{ (void **)&fxtp_real.siglongjmp, "siglongjmp", NULL },
+	{ (void **)&fxtp_real.__longjmp_chk, "__longjmp_chk", NULL },
+	{ (void **)&fxtp_real.__cxa_begin_catch, "__cxa_begin_catch", NULL },
+	{ (void **)&fxtp_real.pthread_mutex_lock, "pthread_mutex_lock", NULL },
+	{ (void **)&fxtp_real.pthread_rwlock_rdlock, "pthread_rwlock_rdlock", NULL },
+	{ (void **)&fxtp_real.pthread_rwlock_wrlock, "pthread_rwlock_wrlock", NULL },
+	{ (void **)&fxtp_real.pthread_cond_wait, "pthread_cond_wait", "GLIBC_2.3.2" },
+	{ (void **)&fxtp_real.pthread_cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2" },
+	{ (void **)&fxtp_real.sem_wait, "sem_wait", NULL },
+	{ (void **)&fxtp_real.pthread_barrier_wait, "pthread_barrier_wait", NULL },
+	{ (void **)&fxtp_real.pthread_join, "pthread_join", NULL },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -34,7 +43,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void resolve(void)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		*table[i].slot = dlsym(RTLD_NEXT, table[i].name);
+		*table[i].slot = table[i].version
+					 ? dlvsym(RTLD_NEXT, table[i].name, table[i].version)
+					 : dlsym(RTLD_NEXT, table[i].name);
 }
 
 void fxtp_real_init(void)

@@ -167,7 +167,8 @@ static void add_kobj(struct summary *sum, const struct fxt_record *rec)
 
 static void add_event(struct summary *sum, const struct fxt_record *rec)
 {
-	if (rec->u.event.event_type != FXT_ET_DURATION_COMPLETE)
+	if (rec->u.event.event_type != FXT_ET_DURATION_COMPLETE ||
+	    sv_eq(rec->u.event.category, (struct fxt_sv){ "lock", 4 }))	/* waits, not calls */
 		return;
 	if (rec->u.event.end_ts < rec->u.event.ts) {
 		fprintf(stderr, "fxt-calls: complete event at offset %" PRIu64 " ends before it starts\n",

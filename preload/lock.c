@@ -1,0 +1,243 @@
+/* Blocking as durations: wrappers of pthread_mutex_lock, pthread_rwlock_rdlock/wrlock,
+ * pthread_cond_wait/timedwait, sem_wait, pthread_barrier_wait and pthread_join. Each first tries
+ * the non-blocking variant (trylock, trywait, tryjoin) and records nothing when it succeeds;
+ * only a wait that blocks becomes a duration complete event (category `lock`) on the waiting
+ * thread, with the object's pointer and label (uobj.c) as arguments. Return values and errno
+ * are glibc's; the guard is never held across the blocking call (a cancelled wait unwinds
+ * through a wrapper that holds nothing); objects of the tracer itself are never recorded.
+ * Also the shared recording helpers of wait.h. FXT_LOCK_LABELS=0 leaves the label argument out. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/wait.h"
+#include "writer/fields.h"
+
+/* This library's own image: its locks are the tracer's, never recorded. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char _end[] __attribute__((visibility("hidden")));
+
+enum kind { K_MUTEX, K_RDLOCK, K_WRLOCK, K_COND, K_TIMEDCOND, K_SEM, K_BARRIER, K_JOIN, K_COUNT };
+
+static struct {
+	struct fxtp_cstr name;
+	const char *obj_kind;	/* uobj.c kind, NULL: the joined thread's name labels it */
+} kinds[K_COUNT] = {
+	[K_MUTEX] = { FXTP_CSTR("mutex_lock"), "mutex" },
+	[K_RDLOCK] = { FXTP_CSTR("rwlock_rdlock"), "rwlock" },
+	[K_WRLOCK] = { FXTP_CSTR("rwlock_wrlock"), "rwlock" },
+	[K_COND] = { FXTP_CSTR("cond_wait"), "cond" },
+	[K_TIMEDCOND] = { FXTP_CSTR("cond_timedwait"), "cond" },
+	[K_SEM] = { FXTP_CSTR("sem_wait"), "sem" },
+	[K_BARRIER] = { FXTP_CSTR("barrier_wait"), "barrier" },
+	[K_JOIN] = { FXTP_CSTR("join"), NULL },
+};
+static struct fxtp_cstr s_lock = FXTP_CSTR("lock"), s_object = FXTP_CSTR("object"),
+			s_label = FXTP_CSTR("label");
+static int labels_off;
+
+/* ---- wait.h helpers ---- */
+
+struct fxtp_thread *fxtp_rec_enter(void)
+{
+	struct fxtp_thread *t = &fxtp_self;
+
+	if (!fxtp_running() || !fxtp_enter(t))
+		return NULL;
+	if (!t->dead && (t->base || fxtp_stack_grow(t)))
+		return t;
+	fxtp_leave(t);
+	return NULL;
+}
+
+struct fxt_str fxtp_cstr(struct fxtp_cstr *c)
+{
+	uint16_t i = __atomic_load_n(&c->index, __ATOMIC_RELAXED);
+	if (!i) {
+		i = (uint16_t)fxtp_name_index(c->s, (uint32_t)strlen(c->s));
+		__atomic_store_n(&c->index, i, __ATOMIC_RELAXED);
+	}
+	return i ? fxt_str_idx(i) : fxt_str_inl(c->s, (uint32_t)strlen(c->s));
+}
+
+struct fxt_thread fxtp_thread_ref(const struct fxtp_thread *t)
+{
+	return t->thread_index ? fxt_thread_idx((uint8_t)t->thread_index)
+			       : fxt_thread_inl((uint64_t)fxtp.pid, (uint64_t)t->tid);
+}
+
+uint32_t fxtp_rec_max_words(void)
+{
+	uint32_t chunk = fxtp.buf.hdr->chunk_size / 8 - 4;
+	return chunk < FXT_RECORD_MAX_WORDS ? chunk : FXT_RECORD_MAX_WORDS;
+}
+
+int fxtp_rec_event(struct fxtp_thread *t, const struct fxt_event *e)
+{
+	uint32_t words = fxt_event_words(e);
+	if (!words || words > fxtp_rec_max_words())
+		return -EINVAL;
+	uint64_t *r = fxt_chunk_reserve(&t->w, words);
+	if (!r)
+		return -ENOSPC;
+	return fxt_event_write(r, e) < 0 ? -EINVAL : 0;
+}
+
+/* ---- the wait record ---- */
+
+/* Records the wait of kind k on obj from start to now; label: the joined thread's name. */
+static __attribute__((noinline)) void waited(enum kind k, const void *obj, uint64_t start,
+					     const char *label)
+{
+	uint64_t end = fxtp_now();
+	int saved = errno;
+	struct fxtp_thread *t;
+
+	if ((const char *)obj >= __ehdr_start && (const char *)obj < _end)
+		return;
+	if (!(t = fxtp_rec_enter()))
+		return;
+	/* The label first: viewers that show pointers as strings take the first string. */
+	struct fxt_warg args[2] = {
+		fxt_arg_string(fxtp_cstr(&s_label),
+			       kinds[k].obj_kind ? fxtp_uobj_label(obj, kinds[k].obj_kind)
+						 : fxt_str_inl(label, (uint32_t)strlen(label))),
+		fxt_arg_pointer(fxtp_cstr(&s_object), (uintptr_t)obj),
+	};
+	struct fxt_event e = fxt_ev_complete(fxtp_thread_ref(t), fxtp_cstr(&s_lock),
+					     fxtp_cstr(&kinds[k].name), start, end);
+	e.args = labels_off ? args + 1 : args;
+	e.nargs = labels_off ? 1 : 2;
+	fxtp_rec_event(t, &e);
+	fxtp_leave(t);
+	errno = saved;
+}
+
+/* The real function, or NULL (the wrapper then fails with ENOSYS). */
+#define REAL(fn) (fxtp_real_init(), fxtp_real.fn)
+
+/* ---- wrappers ---- */
+
+static __attribute__((noinline)) int mutex_wait(pthread_mutex_t *m)
+{
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_mutex_lock))
+		return ENOSYS;
+	int rc = fxtp_real.pthread_mutex_lock(m);
+	if (rc == 0)
+		waited(K_MUTEX, m, start, NULL);
+	return rc;
+}
+
+FXTP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int rc = pthread_mutex_trylock(m);
+	return __builtin_expect(rc != EBUSY, 1) ? rc : mutex_wait(m);
+}
+
+static __attribute__((noinline)) int rwlock_wait(pthread_rwlock_t *l, int write)
+{
+	uint64_t start = fxtp_now();
+	int (*fn)(pthread_rwlock_t *) = write ? REAL(pthread_rwlock_wrlock)
+					      : REAL(pthread_rwlock_rdlock);
+	if (!fn)
+		return ENOSYS;
+	int rc = fn(l);
+	if (rc == 0)
+		waited(write ? K_WRLOCK : K_RDLOCK, l, start, NULL);
+	return rc;
+}
+
+FXTP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	int rc = pthread_rwlock_tryrdlock(l);
+	return __builtin_expect(rc != EBUSY, 1) ? rc : rwlock_wait(l, 0);
+}
+
+FXTP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	int rc = pthread_rwlock_trywrlock(l);
+	return __builtin_expect(rc != EBUSY, 1) ? rc : rwlock_wait(l, 1);
+}
+
+/* A condition wait always blocks until signalled (or timed out): always recorded. */
+FXTP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_cond_wait))
+		return ENOSYS;
+	int rc = fxtp_real.pthread_cond_wait(c, m);
+	waited(K_COND, c, start, NULL);
+	return rc;
+}
+
+FXTP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				       const struct timespec *abstime)
+{
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_cond_timedwait))
+		return ENOSYS;
+	int rc = fxtp_real.pthread_cond_timedwait(c, m, abstime);
+	waited(K_TIMEDCOND, c, start, NULL);
+	return rc;
+}
+
+/* sem_wait is a cancellation point even when it does not block (as glibc's). */
+FXTP_EXPORT int sem_wait(sem_t *s)
+{
+	int saved = errno;
+	pthread_testcancel();
+	if (__builtin_expect(sem_trywait(s) == 0, 1))
+		return 0;
+	if (errno != EAGAIN)
+		return -1;
+	errno = saved;
+	uint64_t start = fxtp_now();
+	if (!REAL(sem_wait)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = fxtp_real.sem_wait(s);
+	if (rc == 0)
+		waited(K_SEM, s, start, NULL);
+	return rc;
+}
+
+/* The serial thread (the last to arrive) did not wait: only the others are recorded. */
+FXTP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_barrier_wait))
+		return ENOSYS;
+	int rc = fxtp_real.pthread_barrier_wait(b);
+	if (rc == 0)
+		waited(K_BARRIER, b, start, NULL);
+	return rc;
+}
+
+FXTP_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	char name[16] = "thread";
+	int rc = pthread_tryjoin_np(th, ret);
+	if (__builtin_expect(rc != EBUSY, 1))
+		return rc;
+	if (pthread_getname_np(th, name, sizeof(name)) != 0)
+		strcpy(name, "thread");
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_join))
+		return ENOSYS;
+	rc = fxtp_real.pthread_join(th, ret);
+	if (rc == 0)
+		waited(K_JOIN, (const void *)th, start, name);
+	return rc;
+}
+
+__attribute__((constructor(103), no_instrument_function)) static void lock_init(void)
+{
+	const char *v = getenv("FXT_LOCK_LABELS");
+	labels_off = v && !strcmp(v, "0");
+}

@@ -1,0 +1,41 @@
+/* What the pthread, stdio and syslog wrappers (lock.c, log.c, uobj.c) share: taking the guard
+ * on a thread that is set up (setting it up on first use, as in uninstrumented programs),
+ * constant strings interned once, and writing one event into the thread's chunk. Used only on
+ * recording paths, never on a wrapper's uncontended path. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_WAIT_H
+#define FXT_PRELOAD_WAIT_H
+
+#include <stdint.h>
+
+#include "preload/fxtp.h"
+#include "writer/records.h"
+
+/* A constant string interned on first use: its index (0: not yet). */
+struct fxtp_cstr {
+	const char *s;
+	uint16_t index;
+};
+#define FXTP_CSTR(lit) { lit, 0 }
+
+/* Takes the guard on the calling thread, set up if needed. NULL: record nothing (tracing off,
+ * already inside the tracer, thread dead or not set up). Pair with fxtp_leave(). */
+struct fxtp_thread *fxtp_rec_enter(void);
+/* The string ref of c: indexed once interned, else inline. Guard held. */
+struct fxt_str fxtp_cstr(struct fxtp_cstr *c);
+/* The thread ref of t's events. */
+struct fxt_thread fxtp_thread_ref(const struct fxtp_thread *t);
+/* Writes e into t's chunk. Fails: -ENOSPC (dropped, counted) or -EINVAL. Guard held. */
+int fxtp_rec_event(struct fxtp_thread *t, const struct fxt_event *e);
+/* Largest record (words) a chunk and the format both hold. */
+uint32_t fxtp_rec_max_words(void);
+
+/* ---- uobj.c ---- */
+/* The label of synchronisation object obj of kind `kind` ("mutex", ...): the symbol naming it
+ * (sym or sym+0xN) for a global or static object, else kind#N (N counts per kind, from 1).
+ * The first time obj is seen its userspace object record goes to the durable area, before the
+ * caller's event. Returns the label's string ref (s valid until the next call on this
+ * thread). Guard held. */
+struct fxt_str fxtp_uobj_label(const void *obj, const char *kind);
+
+#endif

@@ -1,0 +1,19 @@
+# Threads, locks and logs recorded by libfxtauto.so (preload/lock.c, log.c, uobj.c): the
+# tests/progs/k-* programs run untraced and traced by tests/locks/check.py, which compares
+# their output and checks the archive's content through `fxt dump`; plus an unmodified Debian
+# threaded binary. Python runs the checks; the programs are built instrumented (gcc -O2).
+find_package(Python3 COMPONENTS Interpreter)
+if(NOT (TARGET fxtauto AND TARGET fxt AND Python3_FOUND))
+	return()
+endif()
+foreach(name k-sync)
+	add_executable(${name} progs/${name}.c)
+	target_compile_options(${name} PRIVATE -finstrument-functions -g -O2 -Wall -Wextra
+		$<$<BOOL:${FXT_WERROR}>:-Werror>)
+	target_link_options(${name} PRIVATE -pthread)
+endforeach()
+set(FXT_LOCKS_ENV FXT=$<TARGET_FILE:fxt> FXTAUTO=$<TARGET_FILE:fxtauto>)
+set(FXT_LOCKS_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/locks/check.py)
+add_test(NAME locks-sync COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV} ${FXT_LOCKS_CHECK}
+	sync $<TARGET_FILE:k-sync>)
+set_tests_properties(locks-sync PROPERTIES LABELS "e2e" TIMEOUT 60)
