@@ -367,3 +367,10 @@ print(len(s.recv(16)))'
 	"$FXT" check orphan.fxt
 	[ "$(calls orphan.fxt leaf_call)" -eq 1 ]
 }
+
+@test "options after PROGRAM, or after --, belong to the program" {
+	run --separate-stderr "$FXTRUN" -o dd.fxt -- "$RPROGS/r-leaf" --mode -o x
+	[ "$status" -eq 0 ]
+	[ "$output" = $'arg: --mode\narg: -o\narg: x' ]
+	[ -s dd.fxt ] && [ ! -e x ]
+}
