@@ -21,6 +21,8 @@
  *   FXT_EXCLUDE       comma-separated globs: functions whose name matches one are not recorded.
  *   FXT_MIN_DURATION  calls shorter than this are not recorded: a number with unit ns, us, ms
  *                     or s (e.g. 10us); a bare number is nanoseconds.
+ *   FXT_SAMPLE        sample call stacks at this rate in Hz of each thread's CPU time (empty
+ *                     or 1: 997 Hz; 0: off; at most 100000): preload/samples.c.
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -37,6 +39,7 @@
 
 #include "preload/fxtp.h"
 #include "preload/provider.h"
+#include "preload/sample.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
 
@@ -160,6 +163,8 @@ static int read_options(void)
 		if (!(*dst[i] = strdup(s)))
 			return bad_option(glob_vars[i], s, "out of memory");
 	}
+	if ((s = getenv("FXT_SAMPLE")) && fxtp_sample_parse(s) < 0)
+		return bad_option("FXT_SAMPLE", s, "expected a rate in Hz up to 100000 (empty or 1: 997)");
 	if ((s = getenv("FXT_OUTPUT"))) {
 		if (!*s)
 			return bad_option("FXT_OUTPUT", s, "expected a file path");
@@ -360,6 +365,10 @@ void fxtp_finish(int from_signal)
 	uint64_t now = fxtp_now();
 	/* Threads still running write on after this; the archive leaves their later events out. */
 	fxtp.buf.hdr->stop_ticks = now;
+	if (from_signal)
+		fxtp_sample_stop();
+	else
+		fxtp_samples_flush(now);
 	if (self->base && !self->dead && !self->in_tracer)
 		fxtp_close_frames(self, &self->w, now);
 	fxt_chunk_flush(&self->w);
@@ -423,6 +432,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		goto out;
 	}
 	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
+	fxtp_sample_start();
 out:
 	errno = saved;
 	fxtp_leave(t);

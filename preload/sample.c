@@ -1,0 +1,169 @@
+/* Sampling timers and the sample signal handler. One perf_event task-clock counter per process,
+ * inherited by every thread created later (inherit_thread), sends SIGTRAP (sigtrap, TRAP_PERF)
+ * to the thread whose own on-CPU user time crossed the period: a thread off CPU takes no
+ * sample, and no thread needs a setup hook (unmodified programs have none). The handler walks
+ * the interrupted stack with libunwind and appends { ts, n, pcs } to its thread's block of the
+ * raw pool: no malloc, no lock, no symbolization; errno kept. A sample taken while its thread
+ * is inside the tracer is dropped silently; a full pool counts lost samples. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "preload/fxtp.h"
+#include "preload/sample.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+#define SIG_DATA 0x66787473616d706cULL /* "fxtsampl": marks our perf event's SIGTRAPs */
+
+struct fxtp_sampling fxtp_sampling = { .fd = -1 };
+static FXTP_TLS struct fxtp_sblock *cur;	/* this thread's block, or NULL */
+
+int fxtp_sample_parse(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = *s ? strtoul(s, &end, 10) : 1;
+	if (*s && (end == s || *end || errno || *s == '-' || v > FXTP_SAMPLE_MAX_HZ))
+		return -1;
+	fxtp_sampling.hz = v == 1 ? FXTP_SAMPLE_DEFAULT_HZ : (unsigned)v;
+	return 0;
+}
+
+/* A block with room for one sample of the deepest stack: the current one or a new one. */
+static struct fxtp_sblock *block_for_sample(void)
+{
+	struct fxtp_sblock *b = cur;
+	if (b && b->used + 2 + FXTP_SAMPLE_MAX_DEPTH <= FXTP_SAMPLE_BLOCK_WORDS - 2)
+		return b;
+	uint32_t i = __atomic_fetch_add(&fxtp_sampling.next, 1, __ATOMIC_RELAXED);
+	if (i >= fxtp_sampling.nblocks)
+		return cur = NULL;
+	b = &fxtp_sampling.pool[i];
+	b->tid = (uint64_t)gettid();
+	return cur = b;
+}
+
+/* si_perf_data (glibc's siginfo_t lacks it): the kernel's _sigfault._perf._data, the first
+ * word of the union after si_addr (asm-generic/siginfo.h). */
+static uint64_t perf_data(const siginfo_t *si)
+{
+	uint64_t d;
+	memcpy(&d, (const char *)&si->si_addr + sizeof(void *), sizeof(d));
+	return d;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	if (si->si_code != TRAP_PERF || perf_data(si) != SIG_DATA)
+		return;	/* not ours (there is nothing to chain to) */
+	if (!__atomic_load_n(&fxtp_sampling.active, __ATOMIC_RELAXED) || fxtp_self.in_tracer)
+		return;
+	int saved = errno;
+	uint64_t ts = fxtp_now();
+	struct fxtp_sblock *b = block_for_sample();
+	if (!b) {
+		__atomic_fetch_add(&fxtp_sampling.lost, 1, __ATOMIC_RELAXED);
+		errno = saved;
+		return;
+	}
+	uint64_t *s = b->w + b->used;
+	unw_cursor_t c;
+	uint32_t n = 0;
+	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+				break;
+			s[2 + n++] = ip;
+		} while (n < FXTP_SAMPLE_MAX_DEPTH && unw_step(&c) > 0);
+	}
+	if (n) {
+		s[0] = ts;
+		s[1] = n;
+		__atomic_store_n(&b->used, b->used + 2 + n, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
+/* Fork child: the parent's samples are not the child's, and its event is not inherited. */
+static void after_fork_child(void)
+{
+	fxtp_sampling.active = 0;
+	fxtp_sampling.fd = -1;
+	fxtp_sampling.next = 0;
+	fxtp_sampling.lost = 0;
+	cur = NULL;
+}
+
+void fxtp_sample_start(void)
+{
+	if (!fxtp_sampling.hz)
+		return;
+	size_t bytes = fxtp.buffer_size / 4;
+	if (bytes < (4u << 20))
+		bytes = 4u << 20;
+	void *pool = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (pool == MAP_FAILED) {
+		fxtp_warn("cannot sample; sampling off", strerror(errno));
+		return;
+	}
+	fxtp_sampling.pool = pool;
+	fxtp_sampling.nblocks = (uint32_t)(bytes / sizeof(struct fxtp_sblock));
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sample;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	fxtp_real_init();
+	if (!fxtp_real.sigaction || fxtp_real.sigaction(SIGTRAP, &sa, NULL) < 0) {
+		fxtp_warn("cannot sample (SIGTRAP handler); sampling off", NULL);
+		return;
+	}
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 1000000000ULL / fxtp_sampling.hz;
+	a.inherit = 1;
+	a.inherit_thread = 1;	/* threads only: a fork child is another process */
+	a.remove_on_exec = 1;
+	a.sigtrap = 1;
+	a.sig_data = SIG_DATA;
+	a.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2: user time is sampled */
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		fxtp_warn("cannot sample (perf_event_open task-clock); sampling off", strerror(errno));
+		return;
+	}
+	fxtp_sampling.fd = fd;
+	pthread_atfork(NULL, NULL, after_fork_child);
+	__atomic_store_n(&fxtp_sampling.active, 1, __ATOMIC_RELEASE);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void fxtp_sample_stop(void)
+{
+	__atomic_store_n(&fxtp_sampling.active, 0, __ATOMIC_RELEASE);
+	if (fxtp_sampling.fd >= 0)
+		ioctl(fxtp_sampling.fd, PERF_EVENT_IOC_DISABLE, 0);
+}

@@ -1,0 +1,56 @@
+# Sampled call stacks (preload/sample.c, samples.c): programs built WITHOUT instrumentation run
+# under LD_PRELOAD with FXT_SAMPLE; m-check reads each archive back with the reader (valid,
+# raw stacks, slices, and the claims of each test). LABELS nosan: the sampled programs run the
+# release library, and the fractions need an unsanitized workload.
+if(NOT TARGET fxtauto OR NOT TARGET fxt_reader)
+	return()
+endif()
+find_package(Threads REQUIRED)
+add_executable(m-check ${CMAKE_CURRENT_SOURCE_DIR}/sample/m-check.c)
+fxt_set_flags(m-check)
+target_link_libraries(m-check PRIVATE fxt_reader)
+
+foreach(prog m-split m-threads)
+	add_executable(${prog} ${CMAKE_CURRENT_SOURCE_DIR}/progs/${prog}.c)
+	target_compile_options(${prog} PRIVATE -O2 -g -fno-omit-frame-pointer -fno-inline)
+	target_link_libraries(${prog} PRIVATE Threads::Threads)
+endforeach()
+# The same 70/30 split traced with -finstrument-functions at the same time.
+add_executable(m-split-traced ${CMAKE_CURRENT_SOURCE_DIR}/progs/m-split.c)
+target_compile_options(m-split-traced PRIVATE -O2 -g -finstrument-functions)
+
+set(m_run ${CMAKE_CURRENT_SOURCE_DIR}/sample/run.sh $<TARGET_FILE:fxtauto> $<TARGET_FILE:m-check>)
+set(m_out ${CMAKE_CURRENT_BINARY_DIR}/sample-out)
+file(MAKE_DIRECTORY ${m_out})
+set(m_split_claims "--total main --frac work_seventy=70 --frac work_thirty=30 --tol 5")
+add_test(NAME sample-split COMMAND ${m_run} ${m_out}/split.fxt
+	"${m_split_claims} --named spin" $<TARGET_FILE:m-split>)
+add_test(NAME sample-split-traced COMMAND ${m_run} ${m_out}/split-traced.fxt
+	"${m_split_claims} --calls work_seventy --calls spin" $<TARGET_FILE:m-split-traced>)
+add_test(NAME sample-split-10khz COMMAND ${m_run} ${m_out}/split-10k.fxt
+	"${m_split_claims}" $<TARGET_FILE:m-split>)
+set_tests_properties(sample-split-10khz PROPERTIES ENVIRONMENT FXT_SAMPLE=10000)
+add_test(NAME sample-threads COMMAND ${m_run} ${m_out}/threads.fxt "--named spinner"
+	$<TARGET_FILE:m-threads>)
+# Stripped Debian binaries (PIE): names from dynamic symbols, module+0xoffset otherwise.
+find_program(M_GZIP gzip)
+if(M_GZIP)
+	add_test(NAME sample-gzip COMMAND sh -c "head -c 3000000 /dev/urandom | base64 > '${m_out}/gz.in' && exec \"$0\" \"$@\" '${m_out}/gz.in'"
+		${m_run} ${m_out}/gzip.fxt "--named __libc_start_main --prefix gzip+0x" ${M_GZIP} -9 -f)
+endif()
+find_program(M_PYTHON3 python3)
+if(M_PYTHON3)
+	add_test(NAME sample-python COMMAND ${m_run} ${m_out}/python.fxt
+		"--named _PyEval_EvalFrameDefault" ${M_PYTHON3} -c
+		"import time\nt=time.process_time()+0.3\nwhile time.process_time()<t: sum(range(1000))")
+endif()
+add_test(NAME sample-bad-rate COMMAND sh -c "FXT_SAMPLE=fast LD_PRELOAD=$0 FXT_OUTPUT='${m_out}/bad.fxt' $1 10 2>&1 | grep -q 'FXT_SAMPLE=fast: expected a rate'"
+	$<TARGET_FILE:fxtauto> $<TARGET_FILE:m-split>)
+set_tests_properties(sample-split sample-split-traced sample-split-10khz sample-threads
+	sample-bad-rate PROPERTIES LABELS nosan)
+if(M_GZIP)
+	set_tests_properties(sample-gzip PROPERTIES LABELS nosan)
+endif()
+if(M_PYTHON3)
+	set_tests_properties(sample-python PROPERTIES LABELS nosan)
+endif()
