@@ -341,8 +341,12 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 		p->spool = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	}
 	uint64_t before = p->spooled;
-	if (p->spool >= 0 && attach(m, p) == 0 && sweep(p, emit_spool, p) == 0)
-		m->saved += p->spooled - before;
+	int rc = p->spool < 0 ? -errno : attach(m, p);
+	if (!rc)
+		rc = sweep(p, emit_spool, p);
+	m->saved += p->spooled - before;
+	if (rc < 0)
+		return;	/* not saved (disk full?): no BUFFER_SAVED, the provider drops and counts */
 	trace_provider_packet_t ack = { .request = TRACE_PROVIDER_BUFFER_SAVED,
 					.data32 = req->data32,
 					.data64 = req->data64 };

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ static struct {
 	int read;		/* environment read (first call) */
 	int managed;		/* this process's buffer is a session file */
 	int sock;		/* connection to the manager, -1 if none */
+	ino_t sock_ino;		/* its inode: the program may close it and reuse the number */
 } prov = { .sock = -1 };
 
 /* Streaming state of this process: roll = wrap count << 32 | chunks taken in the current half;
@@ -80,10 +82,17 @@ static uint64_t *circular_take(struct fxt_buf *b)
 	return NULL;
 }
 
+/* 1 if prov.sock is still our connection (not closed and reused by the program). */
+static int sock_ok(void)
+{
+	struct stat st;
+	return prov.sock >= 0 && fstat(prov.sock, &st) == 0 && st.st_ino == prov.sock_ino;
+}
+
 static void send_packet(uint16_t request, uint32_t data32, uint64_t data64)
 {
 	trace_provider_packet_t p = { .request = request, .data32 = data32, .data64 = data64 };
-	if (prov.sock >= 0 && send(prov.sock, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+	if (sock_ok() && send(prov.sock, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 		/* the manager is gone: streaming stops saving and drops; nothing else to do */
 	}
 }
@@ -93,7 +102,7 @@ static void poll_acks(void)
 {
 	trace_provider_packet_t p;
 	int saved = errno;
-	while (prov.sock >= 0 && recv(prov.sock, &p, sizeof(p), MSG_DONTWAIT) == sizeof(p)) {
+	while (sock_ok() && recv(prov.sock, &p, sizeof(p), MSG_DONTWAIT) == sizeof(p)) {
 		if (p.request != TRACE_PROVIDER_BUFFER_SAVED)
 			continue;
 		uint32_t cur = atomic_load(&acks);
@@ -215,7 +224,14 @@ static void connect_manager(uint32_t n, pid_t pid)
 	}
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, SOCK_FD_MIN);
 	close(fd);
+	struct stat st;
+	if (high < 0 || fstat(high, &st) < 0) {
+		if (high >= 0)
+			close(high);
+		return;
+	}
 	prov.sock = high;
+	prov.sock_ino = st.st_ino;
 	send_packet(TRACE_PROVIDER_STARTED, TRACE_PROVIDER_FIFO_PROTOCOL_VERSION,
 		    (uint64_t)n << 32 | (uint32_t)pid);
 }
@@ -232,10 +248,9 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 		prov.managed = 0;
 		return -ECANCELED;
 	}
-	if (prov.sock >= 0) {
+	if (sock_ok())
 		close(prov.sock);	/* the parent's connection: ours is made below */
-		prov.sock = -1;
-	}
+	prov.sock = -1;
 	pid_t pid = getpid();
 	char path[4200];
 	int fd = -1;
