@@ -262,6 +262,19 @@ struct fxtp_real {
 	int (*sem_wait)(void *);
 	int (*pthread_barrier_wait)(pthread_barrier_t *);
 	int (*pthread_join)(pthread_t, void **);
+	/* log.c (FILE and va_list as void *: this header does not include stdio) */
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const void *, int);
+	int (*vfprintf)(void *, const char *, __builtin_va_list);
+	int (*__vfprintf_chk)(void *, int, const char *, __builtin_va_list);
+	int (*fputs)(const char *, void *);
+	int (*puts)(const char *);
+	size_t (*fwrite)(const void *, size_t, size_t, void *);
+	int (*fputc)(int, void *);
+	int (*putc)(int, void *);
+	int (*putchar)(int);
+	void (*vsyslog)(int, const char *, __builtin_va_list);
+	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

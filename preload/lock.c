@@ -99,8 +99,10 @@ static __attribute__((noinline)) void waited(enum kind k, const void *obj, uint6
 
 	if ((const char *)obj >= __ehdr_start && (const char *)obj < _end)
 		return;
-	if (!(t = fxtp_rec_enter()))
+	if (!(t = fxtp_rec_enter())) {
+		errno = saved;
 		return;
+	}
 	/* The label first: viewers that show pointers as strings take the first string. */
 	struct fxt_warg args[2] = {
 		fxt_arg_string(fxtp_cstr(&s_label),

@@ -36,6 +36,18 @@ static const struct {
 	{ (void **)&fxtp_real.sem_wait, "sem_wait", NULL },
 	{ (void **)&fxtp_real.pthread_barrier_wait, "pthread_barrier_wait", NULL },
 	{ (void **)&fxtp_real.pthread_join, "pthread_join", NULL },
+	{ (void **)&fxtp_real.write, "write", NULL },
+	{ (void **)&fxtp_real.writev, "writev", NULL },
+	{ (void **)&fxtp_real.vfprintf, "vfprintf", NULL },
+	{ (void **)&fxtp_real.__vfprintf_chk, "__vfprintf_chk", NULL },
+	{ (void **)&fxtp_real.fputs, "fputs", NULL },
+	{ (void **)&fxtp_real.puts, "puts", NULL },
+	{ (void **)&fxtp_real.fwrite, "fwrite", NULL },
+	{ (void **)&fxtp_real.fputc, "fputc", NULL },
+	{ (void **)&fxtp_real.putc, "putc", NULL },
+	{ (void **)&fxtp_real.putchar, "putchar", NULL },
+	{ (void **)&fxtp_real.vsyslog, "vsyslog", NULL },
+	{ (void **)&fxtp_real.__vsyslog_chk, "__vsyslog_chk", NULL },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -6,7 +6,7 @@ find_package(Python3 COMPONENTS Interpreter)
 if(NOT (TARGET fxtauto AND TARGET fxt AND Python3_FOUND))
 	return()
 endif()
-foreach(name k-sync)
+foreach(name k-sync k-log)
 	add_executable(${name} progs/${name}.c)
 	target_compile_options(${name} PRIVATE -finstrument-functions -g -O2 -Wall -Wextra
 		$<$<BOOL:${FXT_WERROR}>:-Werror>)
@@ -17,3 +17,13 @@ set(FXT_LOCKS_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/locks/chec
 add_test(NAME locks-sync COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV} ${FXT_LOCKS_CHECK}
 	sync $<TARGET_FILE:k-sync>)
 set_tests_properties(locks-sync PROPERTIES LABELS "e2e" TIMEOUT 60)
+# k-log with the default streams (stderr, syslog), with stdout too, and with none.
+foreach(streams "" "stderr,stdout" "none")
+	string(REPLACE "," "-" suffix "log-${streams}")
+	if(streams STREQUAL "")
+		set(suffix log-default)
+	endif()
+	add_test(NAME locks-${suffix} COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
+		FXT_LOG=${streams} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
+	set_tests_properties(locks-${suffix} PROPERTIES LABELS "e2e" TIMEOUT 60)
+endforeach()

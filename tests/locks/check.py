@@ -107,29 +107,38 @@ def check_sync(recs):
 
 def check_log(recs, stderr, stdout, streams):
     names = thread_names(recs)
-    logs = collections.defaultdict(list)
-    for r in recs:
-        if r['type'] == 'log':
-            logs[names[tid_of(r)][-1]].append(r['f']['msg'])
-    inst = collections.defaultdict(list)
-    for r in recs:
-        if r['type'] == 'instant' and r['f'].get('cat') == 'log':
-            inst[names[tid_of(r)][-1]].append(r['args'].get('message'))
+    logs = collections.defaultdict(list)    # (thread, stream) -> log record messages
+    inst = collections.defaultdict(list)    # (thread, stream) -> instant event messages
+    events = {(tid_of(r), r['f']['ts']): r for r in recs
+              if r['type'] == 'instant' and r['f'].get('cat') == 'log'}
+    nlogs = 0
+    for r in recs:     # a line's log record and instant event share thread and time
+        if r['type'] != 'log':
+            continue
+        nlogs += 1
+        th = names[tid_of(r)][-1]
+        ev = events.get((tid_of(r), r['f']['ts']))
+        stream = ev['f']['name'] if ev else None
+        logs[(th, stream)].append(r['f']['msg'])
+        if ev:
+            inst[(th, stream)].append(ev['args'].get('message'))
     want = collections.defaultdict(list)
     for text, stream in ((stderr, 'stderr'), (stdout, 'stdout')):
         if stream not in streams:
             continue
-        for line in text.decode('utf-8', 'replace').splitlines():
+        for line in text.decode('utf-8', 'replace').replace('\ufffd', '?').splitlines():
             m = re.match(r'^(\S+) ', line)
             if m:
-                want[m.group(1)].append(line[:32000])
-    ok(len(want) >= 4, 'the program printed lines from %d threads' % len(want))
-    for th, lines in sorted(want.items()):
-        ok(logs.get(th) == lines,
-           'thread %s: its %d lines are log records on it, in order' % (th, len(lines)))
-        ok(inst.get(th) == lines,
-           'thread %s: each line is also an instant event (category log) on it' % th)
-    extra = sum(len(v) for v in logs.values()) - sum(len(v) for v in want.values())
+                want[(m.group(1), stream)].append(line[:32000])
+    if streams != ['none']:
+        ok(len({th for th, _ in want}) >= 5, 'the program printed lines from %d threads'
+           % len({th for th, _ in want}))
+    for key, lines in sorted(want.items()):
+        ok(logs.get(key) == lines,
+           'thread %s, %s: its %d lines are log records on it, in order' % (key + (len(lines),)))
+        ok(inst.get(key) == lines,
+           'thread %s, %s: each line is also an instant event (category log) on it' % key)
+    extra = nlogs - sum(len(v) for v in want.values())
     ok(extra == 0, 'no log record beyond the lines of the captured streams (%d extra)' % extra)
 
 
@@ -154,7 +163,7 @@ def main():
         if case == 'sync':
             check_sync(recs)
         elif case == 'log':
-            streams = os.environ.get('FXT_LOG', 'stderr,syslog').split(',')
+            streams = (os.environ.get('FXT_LOG') or 'stderr,syslog').split(',')
             check_log(recs, traced[2], traced[1], streams)
         else:
             names = thread_names(recs)

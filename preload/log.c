@@ -1,0 +1,442 @@
+/* Log capture: what the program writes to stderr and stdout (write, writev, and the stdio
+ * calls a program makes through the PLT: printf family with their _chk forms, puts, fputs,
+ * fwrite, fputc, putc, putchar) and its syslog messages become FXT log records (type 9) on the
+ * writing thread, one per line, at the call that completes the line, each followed by an
+ * instant event (category `log`, name the stream, the line as its `message` argument) that
+ * Perfetto shows. A line continued across calls waits in a per-thread buffer (PEND_MAX bytes;
+ * a longer partial line is recorded in pieces). Lines are cut to what one record holds
+ * (32000 bytes at most); bytes that are not UTF-8 become '?'. The program's output itself goes
+ * through the real functions untouched (bytes, return values, errno). FXT_LOG=stderr,stdout,
+ * syslog picks the streams (default stderr,syslog; none: off); FXT_LOG_EVENTS=0 drops the
+ * instant events. stdio's own internal writes (perror, error(), buffered flushes) are not seen. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "preload/wait.h"
+#include "writer/fields.h"
+
+enum stream { S_STDERR, S_STDOUT, S_SYSLOG, S_COUNT };
+#define PEND_MAX 1024u
+#define FMT_STACK 1024u
+
+static unsigned enabled = 1u << S_STDERR | 1u << S_SYSLOG;	/* bit per enum stream */
+static int events_off;
+static struct fxtp_cstr s_log = FXTP_CSTR("log"), s_message = FXTP_CSTR("message");
+static struct fxtp_cstr s_names[S_COUNT] = { FXTP_CSTR("stderr"), FXTP_CSTR("stdout"),
+					     FXTP_CSTR("syslog") };
+
+/* The partial line each thread has written to each stream so far. */
+struct pend {
+	uint32_t len;
+	char buf[PEND_MAX];
+};
+static FXTP_TLS struct pend pend[S_COUNT];
+
+/* Replaces every byte of s that does not start or continue a valid UTF-8 sequence by '?'. */
+static void utf8_fix(unsigned char *p, uint32_t len)
+{
+	for (uint32_t i = 0; i < len;) {
+		unsigned c = p[i], n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			     : (c & 0xf8) == 0xf0 ? 4 : 0;
+		int valid = n && i + n <= len && (n != 2 || c >= 0xc2) && (n != 4 || c <= 0xf4);
+		for (unsigned k = 1; valid && k < n; k++)
+			valid = (p[i + k] & 0xc0) == 0x80;
+		if (valid && n == 3)	/* no overlong forms, no surrogates */
+			valid = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
+		if (valid && n == 4)
+			valid = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
+		if (!valid)
+			p[i++] = '?';
+		else
+			i += n;
+	}
+}
+
+/* One line made of a[0..alen) then b[0..blen): its log record, then its instant event whose
+ * message is the record's (already checked) bytes. Guard held. */
+static void emit_line(struct fxtp_thread *t, enum stream s, const char *a, uint32_t alen,
+		      const char *b, uint32_t blen, uint64_t ts)
+{
+	uint32_t fixed = 2 + (t->thread_index ? 0 : 2);
+	uint32_t room = (fxtp_rec_max_words() - fixed - 4) * 8;	/* the event's arg fits too */
+	uint32_t len = alen + blen;
+
+	if (len > FXT_STRING_MAX_LEN)
+		len = FXT_STRING_MAX_LEN;
+	if (len > room)
+		len = room;
+	if (alen > len)
+		alen = len;
+	blen = len - alen;
+	uint32_t words = fixed + fxt_pad_words(len);
+	uint64_t *r = fxt_chunk_reserve(&t->w, words);
+	if (!r)
+		return;
+	uint64_t *p = r + 1;
+	*p++ = ts;
+	if (!t->thread_index) {
+		*p++ = (uint64_t)fxtp.pid;
+		*p++ = (uint64_t)t->tid;
+	}
+	char *msg = (char *)p;
+	if (len) {
+		p[fxt_pad_words(len) - 1] = 0;
+		memcpy(msg, a, alen);
+		memcpy(msg + alen, b, blen);
+		utf8_fix((unsigned char *)msg, len);
+	}
+	fxt_chunk_commit(r, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_LOG) |
+				    fxt_field_prep(FXT_RECORD_SIZE, words) |
+				    fxt_field_prep(FXT_LOG_MSG_LEN, len) |
+				    fxt_field_prep(FXT_LOG_THREAD_REF, t->thread_index));
+	if (events_off)
+		return;
+	struct fxt_warg arg = fxt_arg_string(fxtp_cstr(&s_message), fxt_str_inl(msg, len));
+	struct fxt_event e = fxt_ev_instant(fxtp_thread_ref(t), fxtp_cstr(&s_log),
+					    fxtp_cstr(&s_names[s]), ts);
+	e.args = &arg;
+	e.nargs = 1;
+	fxtp_rec_event(t, &e);
+}
+
+/* Bytes the calling thread wrote to stream s: every line they complete is recorded, the rest
+ * waits for the next call. Keeps errno. */
+static void log_bytes(enum stream s, const char *buf, size_t n)
+{
+	uint64_t ts = fxtp_now();
+	int saved = errno;
+	struct fxtp_thread *t = fxtp_rec_enter();
+
+	if (!t) {
+		errno = saved;
+		return;
+	}
+	struct pend *pd = &pend[s];
+	while (n > 0) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t seg = nl ? (size_t)(nl - buf) : n;
+		if (nl || pd->len + seg > PEND_MAX) {
+			/* complete line, or a partial one too long to keep: recorded now */
+			uint32_t cut = seg > UINT32_MAX - PEND_MAX ? UINT32_MAX - PEND_MAX
+								   : (uint32_t)seg;
+			emit_line(t, s, pd->buf, pd->len, buf, cut, ts);
+			pd->len = 0;
+		} else {
+			memcpy(pd->buf + pd->len, buf, seg);
+			pd->len += (uint32_t)seg;
+		}
+		seg += nl != NULL;
+		buf += seg;
+		n -= seg;
+	}
+	fxtp_leave(t);
+	errno = saved;
+}
+
+/* The captured stream a file descriptor or FILE writes to, or -1. */
+static int fd_stream(int fd)
+{
+	int s = fd == 2 ? S_STDERR : fd == 1 ? S_STDOUT : -1;
+	return s >= 0 && (enabled >> s & 1) && fxtp_running() ? s : -1;
+}
+
+static int file_stream(FILE *f)
+{
+	int s = f == stderr ? S_STDERR : f == stdout ? S_STDOUT : -1;
+	return s >= 0 && (enabled >> s & 1) && fxtp_running() ? s : -1;
+}
+
+/* Formats what a printf-like call printed (ap1, ap2: two copies of its arguments, both
+ * consumed here) and logs it. */
+static void log_format(enum stream s, const char *fmt, va_list ap1, va_list ap2)
+{
+	char small[FMT_STACK], *big = NULL;
+	int saved = errno;	/* %m prints the caller's errno */
+	int n = vsnprintf(small, sizeof small, fmt, ap1);
+
+	if (n >= (int)sizeof small && (big = malloc((size_t)n + 1))) {
+		errno = saved;
+		vsnprintf(big, (size_t)n + 1, fmt, ap2);
+	}
+	if (n > 0)
+		log_bytes(s, big ? big : small, big || n < (int)sizeof small ? (size_t)n
+									   : sizeof small - 1);
+	free(big);
+	errno = saved;
+}
+
+#define REAL(fn) (fxtp_real_init(), fxtp_real.fn)
+
+/* ---- write, writev ---- */
+
+FXTP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (!REAL(write)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ssize_t rc = fxtp_real.write(fd, buf, n);
+	int s;
+	if (rc > 0 && (s = fd_stream(fd)) >= 0)
+		log_bytes(s, buf, (size_t)rc);
+	return rc;
+}
+
+FXTP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	if (!REAL(writev)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ssize_t rc = fxtp_real.writev(fd, iov, cnt);
+	int s;
+	if (rc > 0 && (s = fd_stream(fd)) >= 0)
+		for (size_t left = (size_t)rc; left > 0 && cnt-- > 0; iov++) {
+			size_t k = iov->iov_len < left ? iov->iov_len : left;
+			log_bytes(s, iov->iov_base, k);
+			left -= k;
+		}
+	return rc;
+}
+
+/* ---- stdio ---- */
+
+FXTP_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+	int s = file_stream(f);
+	va_list a1, a2;
+	if (!REAL(vfprintf)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (s < 0)
+		return fxtp_real.vfprintf(f, fmt, ap);
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	int rc = fxtp_real.vfprintf(f, fmt, ap);
+	if (rc >= 0)
+		log_format(s, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	return rc;
+}
+
+FXTP_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
+{
+	int s = file_stream(f);
+	va_list a1, a2;
+	if (!REAL(__vfprintf_chk)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (s < 0)
+		return fxtp_real.__vfprintf_chk(f, flag, fmt, ap);
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	int rc = fxtp_real.__vfprintf_chk(f, flag, fmt, ap);
+	if (rc >= 0)
+		log_format(s, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	return rc;
+}
+
+FXTP_EXPORT int vprintf(const char *fmt, va_list ap)
+{
+	return vfprintf(stdout, fmt, ap);
+}
+
+FXTP_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
+{
+	return __vfprintf_chk(stdout, flag, fmt, ap);
+}
+
+FXTP_EXPORT int fprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+FXTP_EXPORT int printf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+FXTP_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = __vfprintf_chk(f, flag, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+FXTP_EXPORT int __printf_chk(int flag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = __vfprintf_chk(stdout, flag, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+FXTP_EXPORT int fputs(const char *str, FILE *f)
+{
+	if (!REAL(fputs)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	int rc = fxtp_real.fputs(str, f), s;
+	if (rc >= 0 && (s = file_stream(f)) >= 0)
+		log_bytes(s, str, strlen(str));
+	return rc;
+}
+
+FXTP_EXPORT int puts(const char *str)
+{
+	if (!REAL(puts)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	int rc = fxtp_real.puts(str), s;
+	if (rc >= 0 && (s = file_stream(stdout)) >= 0) {
+		log_bytes(s, str, strlen(str));
+		log_bytes(s, "\n", 1);
+	}
+	return rc;
+}
+
+FXTP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
+{
+	if (!REAL(fwrite)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	size_t rc = fxtp_real.fwrite(p, size, n, f);
+	int s;
+	if (rc > 0 && size > 0 && (s = file_stream(f)) >= 0)
+		log_bytes(s, p, rc * size);
+	return rc;
+}
+
+/* fputc, putc, putchar: one byte. */
+static int log_char(int rc, FILE *f)
+{
+	int s;
+	if (rc != EOF && (s = file_stream(f)) >= 0) {
+		char c = (char)rc;
+		log_bytes(s, &c, 1);
+	}
+	return rc;
+}
+
+FXTP_EXPORT int fputc(int c, FILE *f)
+{
+	if (!REAL(fputc)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return log_char(fxtp_real.fputc(c, f), f);
+}
+
+FXTP_EXPORT int putc(int c, FILE *f)
+{
+	if (!REAL(putc)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return log_char(fxtp_real.putc(c, f), f);
+}
+
+FXTP_EXPORT int putchar(int c)
+{
+	if (!REAL(putchar)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return log_char(fxtp_real.putchar(c), stdout);
+}
+
+/* ---- syslog ---- */
+
+/* Logs a syslog message (ap1/ap2 consumed), keeping errno for the real call's %m. */
+static void log_syslog(const char *fmt, va_list ap1, va_list ap2)
+{
+	if (!(enabled >> S_SYSLOG & 1) || !fxtp_running())
+		return;
+	log_format(S_SYSLOG, fmt, ap1, ap2);
+	log_bytes(S_SYSLOG, "\n", 1);	/* a message is a line */
+}
+
+FXTP_EXPORT void vsyslog(int pri, const char *fmt, va_list ap)
+{
+	va_list a1, a2;
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	log_syslog(fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	if (REAL(vsyslog))
+		fxtp_real.vsyslog(pri, fmt, ap);
+}
+
+FXTP_EXPORT void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
+{
+	va_list a1, a2;
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	log_syslog(fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	if (REAL(__vsyslog_chk))
+		fxtp_real.__vsyslog_chk(pri, flag, fmt, ap);
+}
+
+FXTP_EXPORT void syslog(int pri, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsyslog(pri, fmt, ap);
+	va_end(ap);
+}
+
+FXTP_EXPORT void __syslog_chk(int pri, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	__vsyslog_chk(pri, flag, fmt, ap);
+	va_end(ap);
+}
+
+/* FXT_LOG: comma-separated stream names, or "none". */
+__attribute__((constructor(103), no_instrument_function)) static void log_init(void)
+{
+	const char *v = getenv("FXT_LOG"), *ev = getenv("FXT_LOG_EVENTS");
+
+	events_off = ev && !strcmp(ev, "0");
+	if (!v || !*v)
+		return;
+	enabled = 0;
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		for (unsigned s = 0; s < S_COUNT; s++)
+			if (strlen(s_names[s].s) == n && !strncmp(v, s_names[s].s, n))
+				enabled |= 1u << s;
+		v += n + (v[n] == ',');
+	}
+}
