@@ -7,6 +7,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -335,6 +336,14 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", output, (int)getpid());
+	/* Where the archive goes must be writable before the program runs, not after. */
+	int probe = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (probe < 0) {
+		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+	close(probe);
+	unlink(tmp);
 
 	struct fxt_session s;
 	if ((rc = fxt_session_create(&s)) < 0) {

@@ -374,3 +374,10 @@ print(len(s.recv(16)))'
 	[ "$output" = $'arg: --mode\narg: -o\narg: x' ]
 	[ -s dd.fxt ] && [ ! -e x ]
 }
+
+@test "an archive path that cannot be written is reported before the program starts" {
+	run --separate-stderr "$FXTRUN" -o no/such/dir/t.fxt touch started
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "fxtrun: cannot write no/such/dir/t.fxt: No such file or directory" ]]
+	[ ! -e started ]
+}
