@@ -123,17 +123,17 @@ static int add_glob(char **list, const char *g)
 /* Parses argv; returns the index of PROGRAM, or -exit status (usage error or --help). */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { O_MODE = 256, O_BUF, O_FILTER, O_EXCLUDE, O_DEPTH, O_MINDUR, O_NOFN, O_NOFOLLOW };
+	enum { OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN, OPT_NOFOLLOW };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "buffer-size", required_argument, NULL, O_BUF },
-		{ "filter", required_argument, NULL, O_FILTER },
-		{ "exclude", required_argument, NULL, O_EXCLUDE },
-		{ "max-depth", required_argument, NULL, O_DEPTH },
-		{ "min-duration", required_argument, NULL, O_MINDUR },
-		{ "no-functions", no_argument, NULL, O_NOFN },
-		{ "no-follow", no_argument, NULL, O_NOFOLLOW },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "buffer-size", required_argument, NULL, OPT_BUF },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "max-depth", required_argument, NULL, OPT_DEPTH },
+		{ "min-duration", required_argument, NULL, OPT_MINDUR },
+		{ "no-functions", no_argument, NULL, OPT_NOFN },
+		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -147,43 +147,43 @@ static int parse(int argc, char **argv, struct opts *o)
 				return -bad("-o needs a file name", NULL);
 			o->output = optarg;
 			break;
-		case O_MODE:
+		case OPT_MODE:
 			if (strcmp(optarg, "oneshot") && strcmp(optarg, "circular") &&
 			    strcmp(optarg, "streaming"))
 				return -bad("--mode must be oneshot, circular or streaming, "
 					    "not '%s'", optarg);
 			o->mode = optarg;
 			break;
-		case O_BUF:
+		case OPT_BUF:
 			if (!size_ok(optarg))
 				return -bad("--buffer-size must be a size from 1M to 64G "
 					    "(like 64M), not '%s'", optarg);
 			o->buffer_size = optarg;
 			break;
-		case O_FILTER:
-		case O_EXCLUDE:
+		case OPT_FILTER:
+		case OPT_EXCLUDE:
 			if (!*optarg || strchr(optarg, ','))
 				return -bad("--filter/--exclude take one non-empty glob "
 					    "without ',', not '%s'", optarg);
-			if (add_glob(c == O_FILTER ? &o->filter : &o->exclude, optarg) < 0)
+			if (add_glob(c == OPT_FILTER ? &o->filter : &o->exclude, optarg) < 0)
 				return -bad("out of memory", NULL);
 			break;
-		case O_DEPTH:
+		case OPT_DEPTH:
 			if (!depth_ok(optarg))
 				return -bad("--max-depth must be a whole number from 1 to "
 					    "2147483648, not '%s'", optarg);
 			o->max_depth = optarg;
 			break;
-		case O_MINDUR:
+		case OPT_MINDUR:
 			if (!duration_ok(optarg))
 				return -bad("--min-duration must be a duration like 10us "
 					    "(ns, us, ms, s), not '%s'", optarg);
 			o->min_duration = optarg;
 			break;
-		case O_NOFN:
+		case OPT_NOFN:
 			o->no_functions = 1;
 			break;
-		case O_NOFOLLOW:
+		case OPT_NOFOLLOW:
 			o->no_follow = 1;
 			break;
 		case 'h':
