@@ -123,7 +123,10 @@ static int add_glob(char **list, const char *g)
 /* Parses argv; returns the index of PROGRAM, or -exit status (usage error or --help). */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN, OPT_NOFOLLOW };
+	enum {
+		OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN,
+		OPT_NOFOLLOW,
+	};
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, OPT_MODE },
