@@ -346,7 +346,7 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 		rc = sweep(p, emit_spool, p);
 	m->saved += p->spooled - before;
 	if (rc < 0)
-		return;	/* not saved (disk full?): no BUFFER_SAVED, the provider drops and counts */
+		return;	/* not saved (disk full?): no BUFFER_SAVED, so the provider drops */
 	trace_provider_packet_t ack = { .request = TRACE_PROVIDER_BUFFER_SAVED,
 					.data32 = req->data32,
 					.data64 = req->data64 };

@@ -30,7 +30,7 @@ static struct {
 	int read;		/* environment read (first call) */
 	int managed;		/* this process's buffer is a session file */
 	int sock;		/* connection to the manager, -1 if none */
-	ino_t sock_ino;		/* its inode: the program may close it and reuse the number */
+	ino_t sock_ino;		/* its inode: the program may close and reuse the number */
 } prov = { .sock = -1 };
 
 /* Streaming state of this process: roll = wrap count << 32 | chunks taken in the current half;
