@@ -2,9 +2,11 @@
  * inherited by every thread created later (inherit_thread), sends SIGTRAP (sigtrap, TRAP_PERF)
  * to the thread whose own on-CPU user time crossed the period: a thread off CPU takes no
  * sample, and no thread needs a setup hook (unmodified programs have none). The handler walks
- * the interrupted stack with libunwind and appends { ts, n, pcs } to its thread's block of the
- * raw pool: no malloc, no lock, no symbolization; errno kept. A sample taken while its thread
- * is inside the tracer is dropped silently; a full pool counts lost samples. */
+ * the interrupted stack with libunwind (memory from mmap, no lock) and appends { ts, n, pcs }
+ * to its thread's block of the raw pool: no malloc, no lock, no symbolization; errno kept.
+ * A sample taken while its thread is inside the tracer is dropped silently; a full pool counts
+ * lost samples. Threads that exist before the constructor, and fork children, are not sampled
+ * (the event is inherited by threads created later; exec starts over with FXT_SAMPLE). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +28,7 @@
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
 #endif
+#define HANDLER_FRAMES 8 /* the handler's frames above the interrupted one, at most */
 #define SIG_DATA 0x66787473616d706cULL /* "fxtsampl": marks our perf event's SIGTRAPs */
 
 struct fxtp_sampling fxtp_sampling = { .fd = -1 };
@@ -46,7 +49,7 @@ int fxtp_sample_parse(const char *s)
 static struct fxtp_sblock *block_for_sample(void)
 {
 	struct fxtp_sblock *b = cur;
-	if (b && b->used + 2 + FXTP_SAMPLE_MAX_DEPTH <= FXTP_SAMPLE_BLOCK_WORDS - 2)
+	if (b && b->used + 2 + FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES <= FXTP_SAMPLE_BLOCK_WORDS - 2)
 		return b;
 	uint32_t i = __atomic_fetch_add(&fxtp_sampling.next, 1, __ATOMIC_RELAXED);
 	if (i >= fxtp_sampling.nblocks)
@@ -65,6 +68,32 @@ static uint64_t perf_data(const siginfo_t *si)
 	return d;
 }
 
+/* Writes the interrupted stack into pcs (room for FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES):
+ * libunwind's fast trace from here (its per-address frame cache), through the signal frame,
+ * then the handler's own frames are dropped; the slower cursor walk from the signal context
+ * if the interrupted pc is not found. Returns the number of pcs. */
+static uint32_t walk(uint64_t *pcs, const ucontext_t *uc)
+{
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	int got = unw_backtrace((void **)pcs, FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES);
+	for (int k = 0; k < got && k <= HANDLER_FRAMES; k++)
+		if (pcs[k] == rip) {
+			memmove(pcs, pcs + k, (size_t)(got - k) * sizeof(*pcs));
+			return (uint32_t)(got - k);
+		}
+	unw_cursor_t c;
+	uint32_t n = 0;
+	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+				break;
+			pcs[n++] = ip;
+		} while (n < FXTP_SAMPLE_MAX_DEPTH && unw_step(&c) > 0);
+	}
+	return n;
+}
+
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
@@ -81,16 +110,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	uint64_t *s = b->w + b->used;
-	unw_cursor_t c;
-	uint32_t n = 0;
-	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
-		do {
-			unw_word_t ip;
-			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
-				break;
-			s[2 + n++] = ip;
-		} while (n < FXTP_SAMPLE_MAX_DEPTH && unw_step(&c) > 0);
-	}
+	uint32_t n = walk(s + 2, (const ucontext_t *)uc);
 	if (n) {
 		s[0] = ts;
 		s[1] = n;
@@ -125,6 +145,8 @@ void fxtp_sample_start(void)
 	fxtp_sampling.pool = pool;
 	fxtp_sampling.nblocks = (uint32_t)(bytes / sizeof(struct fxtp_sblock));
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	void *prime[4];
+	unw_backtrace(prime, 4);	/* its one-time setup (pthread_once, key) outside any handler */
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
