@@ -317,6 +317,9 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
 	fprintf(stderr, ".\n" ME ": trace written to %s; open it in ui.perfetto.dev "
 			"(or: fxt report %s).\n", out, out);
+	if (!st->processes)
+		fputs(ME ": no process was traced: a statically linked program, or one that "
+		      "clears LD_PRELOAD?\n", stderr);
 }
 
 int cmd_record(int argc, char **argv)

@@ -18,6 +18,15 @@ fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/p
 add_test(NAME test-provider-streaming COMMAND test-provider streaming)
 set_tests_properties(test-provider test-provider-streaming PROPERTIES LABELS tsan)
 
+# r-leaf linked statically: LD_PRELOAD cannot reach it, fxtrun must say so (sanitizer runtimes
+# do not link statically: not built then).
+if(NOT FXT_SANITIZE)
+	add_executable(rprog-r-leaf-static progs/r-leaf.c)
+	target_link_options(rprog-r-leaf-static PRIVATE -static)
+	set_target_properties(rprog-r-leaf-static PROPERTIES OUTPUT_NAME r-leaf-static
+		RUNTIME_OUTPUT_DIRECTORY ${FXT_RPROGS_DIR})
+endif()
+
 if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 	add_test(NAME fxtrun-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXT_CALLS=$<TARGET_FILE:fxt-calls>

@@ -381,3 +381,13 @@ print(len(s.recv(16)))'
 	[[ "$stderr" == "fxtrun: cannot write no/such/dir/t.fxt: No such file or directory" ]]
 	[ ! -e started ]
 }
+
+@test "a statically linked program runs, and the summary says nothing could be traced" {
+	[ -x "$RPROGS/r-leaf-static" ] || skip "no static build (sanitizers)"
+	run --separate-stderr "$FXTRUN" -o static.fxt "$RPROGS/r-leaf-static" x
+	[ "$status" -eq 0 ]
+	[ "$output" = "arg: x" ]
+	[[ "$stderr" == *"0 processes"* ]]
+	[[ "$stderr" == *"no process was traced"* ]]
+	"$FXT" check static.fxt
+}
