@@ -32,6 +32,12 @@ add_test(NAME sample-split-10khz COMMAND ${m_run} ${m_out}/split-10k.fxt
 set_tests_properties(sample-split-10khz PROPERTIES ENVIRONMENT FXT_SAMPLE=10000)
 add_test(NAME sample-threads COMMAND ${m_run} ${m_out}/threads.fxt "--named spinner"
 	$<TARGET_FILE:m-threads>)
+if(TARGET fxt)
+	add_test(NAME sample-fxtrun COMMAND ${m_run} ${m_out}/fxtrun.fxt "--named spinner"
+		$<TARGET_FILE:m-threads>)
+	set_tests_properties(sample-fxtrun PROPERTIES LABELS nosan
+		ENVIRONMENT FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun)
+endif()
 # Stripped Debian binaries (PIE): names from dynamic symbols, module+0xoffset otherwise.
 find_program(M_GZIP gzip)
 if(M_GZIP)
