@@ -36,11 +36,8 @@ wait "$pid"
 
 counted=$(awk '/^calls / { print $2 }' "$work/out")
 prog_kb=$(awk '/^peak_rss_kb / { print $2 }' "$work/out")
-# spin() calls read back by `fxt stats`: events of the worker threads, less one runner() each
-recorded=$("$fxt" stats "$work/spin.fxt" | awk -v t="$threads" '
-	/^ +pid +tid +events/ { on = 1; next }
-	on && NF >= 3 && $1 != $2 { n += $3 }
-	END { print n - t }')
+# spin() calls read back by the reader (`fxt report`: calls per function)
+recorded=$("$fxt" report "$work/spin.fxt" | awk '$NF == "spin" { n += $1 } END { print n + 0 }')
 dropped=$(grep -o '[0-9]* records DROPPED' "$work/err" | cut -d' ' -f1 || true)
 saved_mb=$(grep -o '[0-9.]* MB saved while running' "$work/err" | cut -d' ' -f1 || true)
 size=$(stat -c %s "$work/spin.fxt")
