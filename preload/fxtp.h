@@ -262,6 +262,7 @@ struct fxtp_real {
 	int (*sem_wait)(void *);
 	int (*pthread_barrier_wait)(pthread_barrier_t *);
 	int (*pthread_join)(pthread_t, void **);
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	/* log.c (FILE and va_list as void *: this header does not include stdio) */
 	ssize_t (*write)(int, const void *, size_t);
 	ssize_t (*writev)(int, const void *, int);

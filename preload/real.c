@@ -36,6 +36,7 @@ static const struct {
 	{ (void **)&fxtp_real.sem_wait, "sem_wait", NULL },
 	{ (void **)&fxtp_real.pthread_barrier_wait, "pthread_barrier_wait", NULL },
 	{ (void **)&fxtp_real.pthread_join, "pthread_join", NULL },
+	{ (void **)&fxtp_real.pthread_create, "pthread_create", NULL },
 	{ (void **)&fxtp_real.write, "write", NULL },
 	{ (void **)&fxtp_real.writev, "writev", NULL },
 	{ (void **)&fxtp_real.vfprintf, "vfprintf", NULL },

@@ -27,3 +27,11 @@ foreach(streams "" "stderr,stdout" "none")
 		FXT_LOG=${streams} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
 	set_tests_properties(locks-${suffix} PROPERTIES LABELS "e2e" TIMEOUT 60)
 endforeach()
+# An unmodified Debian binary that uses threads (xz compressing blocks on 2 threads).
+find_program(FXT_XZ xz)
+if(FXT_XZ)
+	add_test(NAME locks-debian-xz COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
+		${FXT_LOCKS_CHECK} threaded ${FXT_XZ} -T2 --block-size=4096 -3 -c
+		${CMAKE_SOURCE_DIR}/preload/api.c)
+	set_tests_properties(locks-debian-xz PROPERTIES LABELS "e2e;nosan" TIMEOUT 60)
+endif()

@@ -167,8 +167,9 @@ static void add_kobj(struct summary *sum, const struct fxt_record *rec)
 
 static void add_event(struct summary *sum, const struct fxt_record *rec)
 {
-	if (rec->u.event.event_type != FXT_ET_DURATION_COMPLETE ||
-	    sv_eq(rec->u.event.category, (struct fxt_sv){ "lock", 4 }))	/* waits, not calls */
+	if (rec->u.event.event_type != FXT_ET_DURATION_COMPLETE ||	/* waits, thread starts */
+	    sv_eq(rec->u.event.category, (struct fxt_sv){ "lock", 4 }) ||	/* are not calls */
+	    sv_eq(rec->u.event.category, (struct fxt_sv){ "pthread", 7 }))
 		return;
 	if (rec->u.event.end_ts < rec->u.event.ts) {
 		fprintf(stderr, "fxt-calls: complete event at offset %" PRIu64 " ends before it starts\n",

@@ -105,6 +105,17 @@ def check_sync(recs):
            'a thread renamed twice has kernel object records %s then %s' % (first, final))
 
 
+def check_flows(recs, n):
+    names = thread_names(recs)
+    begins = {r['f']['id']: r for r in recs if r['type'] == 'flow_begin'}
+    ends = {r['f']['id']: r for r in recs if r['type'] == 'flow_end'}
+    ok(len(begins) == n and set(begins) == set(ends),
+       'each of the %d pthread_create calls is a flow begun and ended (%d/%d)'
+       % (n, len(begins), len(ends)))
+    ok(all(tid_of(ends[i]) != tid_of(b) and names[tid_of(ends[i])] for i, b in begins.items()
+           if i in ends), 'each flow ends on another thread, a named one')
+
+
 def check_log(recs, stderr, stdout, streams):
     names = thread_names(recs)
     logs = collections.defaultdict(list)    # (thread, stream) -> log record messages
@@ -162,6 +173,7 @@ def main():
         recs = parse(dump.stdout)
         if case == 'sync':
             check_sync(recs)
+            check_flows(recs, 3)
         elif case == 'log':
             streams = (os.environ.get('FXT_LOG') or 'stderr,syslog').split(',')
             check_log(recs, traced[2], traced[1], streams)
@@ -170,6 +182,7 @@ def main():
             ok(len(names) >= 2 and all(n for n in names.values()),
                '%d threads, each named by a kernel object record: %s' %
                (len(names), sorted({n[-1] for n in names.values()})))
+            check_flows(recs, len(names) - 1)
             waits = lock_waits(recs, names)
             print('lock waits: %d (%s)' % (len(waits), sorted({(w[1], w[2]) for w in waits})[:8]))
     return failed
