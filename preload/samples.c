@@ -4,9 +4,10 @@
  *    "sample", name "fxt-sample-v1", thread = the sampled thread (pid, tid), ts = sample time;
  *    payload = n little-endian u64 pcs: pc[0] the interrupted instruction, pc[1..n) the return
  *    addresses of its callers, outward (leaf first).
- *  - duration slices (complete events, category "sample", named by function) on the thread's
- *    sample track, koid FXTP_SAMPLE_TRACK(tid), a thread of the same process named
- *    "samples <tid>" (its own track: sampled frames never nest with traced calls). A frame
+ *  - duration slices (complete events, category "sample", named by function, argument
+ *    "samples": uint32 count of the samples the slice spans) on the thread's sample track,
+ *    koid FXTP_SAMPLE_TRACK(tid), a thread of the same process named "samples <tid>" (its
+ *    own track: sampled frames never nest with traced calls). A frame
  *    shared by consecutive samples (same names from the root down) extends one slice; a
  *    sample's stack holds until the next sample, or for one period when the next comes more
  *    than GAP_PERIODS periods later (the thread was off CPU; kernel time is not sampled).
@@ -40,12 +41,13 @@ struct flush {
 	uint32_t *ids, pcap, npcs;
 	struct name *names;	/* distinct names by id */
 	uint32_t nnames, cnames;
-	uint16_t cat, blobname;	/* "sample", "fxt-sample-v1" (0: inline) */
+	uint16_t cat, blobname, argname; /* "sample", "fxt-sample-v1", "samples" (0: inline) */
 	uint64_t period, stop;
 };
 
 struct open_frame {
 	uint32_t name;
+	uint32_t count;	/* samples it spans */
 	uint64_t start;
 };
 
@@ -128,10 +130,14 @@ static void close_frames(struct flush *f, uint64_t tid, struct open_frame *open,
 {
 	while (*nopen > keep) {
 		struct open_frame *o = &open[--*nopen];
+		struct fxt_warg count = fxt_arg_uint32(
+			f->argname ? fxt_str_idx(f->argname) : fxt_str_inl("samples", 7), o->count);
 		struct fxt_event e = fxt_ev_complete(
 			fxt_thread_inl((uint64_t)fxtp.pid, FXTP_SAMPLE_TRACK(tid)),
 			f->cat ? fxt_str_idx(f->cat) : fxt_str_inl("sample", 6), str_of(f, o->name),
 			o->start, end);
+		e.args = &count;
+		e.nargs = 1;
 		put_event(f, &e);
 	}
 }
@@ -167,8 +173,10 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 			       ids[keep] != UINT32_MAX)
 				keep++;
 			close_frames(f, tid, open, &nopen, keep, ts);
+			for (uint32_t d = 0; d < keep; d++)
+				open[d].count++;
 			for (; nopen < n && ids[nopen] != UINT32_MAX; nopen++)
-				open[nopen] = (struct open_frame){ ids[nopen], ts };
+				open[nopen] = (struct open_frame){ ids[nopen], 1, ts };
 			prev = ts;
 		}
 	}
@@ -219,6 +227,7 @@ void fxtp_samples_flush(uint64_t stop)
 	fxt_chunk_init(&f.w, &fxtp.buf, NULL);
 	f.cat = (uint16_t)fxtp_name_index("sample", 6);
 	f.blobname = (uint16_t)fxtp_name_index("fxt-sample-v1", 13);
+	f.argname = (uint16_t)fxtp_name_index("samples", 7);
 	for (uint32_t i = 0; i < nb; i++)
 		order[i] = i;
 	sort_pool = fxtp_sampling.pool;

@@ -1,8 +1,9 @@
 /* Checks an archive of a sampled run (preload/samples.c's format) with the project's reader:
  * it is valid, it holds raw "fxt-sample-v1" stacks and "sample" slices, and each claim given
  * on the command line holds:
- *   --total NAME --frac NAME=PCT [--frac ...] --tol PTS  inclusive slice time of NAME is PCT%
- *                                    (within PTS points) of the time of the slices named --total
+ *   --total NAME --frac NAME=PCT [--frac ...] --tol PTS  the samples of slices named NAME
+ *                                    (their "samples" argument) are PCT% (within PTS points)
+ *                                    of those of the slices named --total
  *   --tid-samples TID / --tid-none TID  thread TID has at least 10 raw samples / none at all
  *   --named NAME                     a sample slice is named NAME
  *   --prefix TEXT                    a sample slice name starts with TEXT (module+0x frames)
@@ -19,7 +20,7 @@
 #define MAX_TIDS 256
 
 static struct fxt_sv names[MAX_NAMES];
-static uint64_t durs[MAX_NAMES];
+static uint64_t durs[MAX_NAMES], counts[MAX_NAMES];
 static uint32_t nnames;
 static uint64_t tids[MAX_TIDS], tid_samples[MAX_TIDS];
 static uint32_t ntids;
@@ -31,23 +32,25 @@ static int sv_is(struct fxt_sv a, const char *s)
 	return a.len == strlen(s) && memcmp(a.s, s, a.len) == 0;
 }
 
-static uint64_t dur_of(const char *name)
+static uint64_t of(const uint64_t *what, const char *name)
 {
 	for (uint32_t i = 0; i < nnames; i++)
 		if (sv_is(names[i], name))
-			return durs[i];
+			return what[i];
 	return 0;
 }
 
-static void add_slice(struct fxt_sv name, uint64_t d)
+static void add_slice(struct fxt_sv name, uint64_t d, uint64_t count)
 {
 	uint32_t i = 0;
 	while (i < nnames && !(names[i].len == name.len && memcmp(names[i].s, name.s, name.len) == 0))
 		i++;
 	if (i == nnames && nnames < MAX_NAMES)
 		names[nnames++] = name;
-	if (i < MAX_NAMES)
+	if (i < MAX_NAMES) {
 		durs[i] += d;
+		counts[i] += count;
+	}
 }
 
 static uint64_t samples_of(uint64_t tid)
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
 	struct fxt_reader *r;
 	struct fxt_validator *v;
 	struct fxt_record rec;
-	uint64_t raw = 0, bad_raw = 0, slices = 0;
+	uint64_t raw = 0, bad_raw = 0, slices = 0, bad_count = 0;
 	int rc;
 
 	if (argc < 2 || fxt_reader_open(&r, argv[1], 0) < 0 || fxt_validator_new(&v) < 0) {
@@ -87,8 +90,13 @@ int main(int argc, char **argv)
 		} else if (rec.type == FXT_RT_EVENT &&
 			   rec.u.event.event_type == FXT_ET_DURATION_COMPLETE) {
 			if (sv_is(rec.u.event.category, "sample")) {
+				uint64_t count = 0;
+				for (unsigned a = 0; a < rec.nargs; a++)
+					if (sv_is(rec.args[a].name, "samples"))
+						count = rec.args[a].v.u64;
 				slices++;
-				add_slice(rec.u.event.name, rec.u.event.end_ts - rec.u.event.ts);
+				bad_count += count == 0;
+				add_slice(rec.u.event.name, rec.u.event.end_ts - rec.u.event.ts, count);
 			} else if (ncalls < MAX_NAMES) {
 				calls[ncalls++] = rec.u.event.name;
 			}
@@ -100,7 +108,8 @@ int main(int argc, char **argv)
 	   valid || !e ? "" : e->msg);
 	ok(raw > 0 && !bad_raw, "it holds %llu raw stacks, each a list of pcs in category sample",
 	   (unsigned long long)raw);
-	ok(slices > 0, "it holds %llu sample slices", (unsigned long long)slices);
+	ok(slices > 0 && !bad_count, "it holds %llu sample slices, each with its sample count",
+	   (unsigned long long)slices);
 
 	const char *total = NULL;
 	double tol = 5;
@@ -114,11 +123,14 @@ int main(int argc, char **argv)
 			char name[256];
 			const char *eq = strchr(arg, '=');
 			snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - arg) : 0, arg);
-			double want = eq ? atof(eq + 1) : -1, all = total ? (double)dur_of(total) : 0;
-			double got = all > 0 ? 100.0 * (double)dur_of(name) / all : -100;
+			double want = eq ? atof(eq + 1) : -1, all = total ? (double)of(counts, total) : 0;
+			double got = all > 0 ? 100.0 * (double)of(counts, name) / all : -100;
 			ok(got >= want - tol && got <= want + tol,
-			   "%s takes %.1f%% of %s's sampled time (truth %.0f%%, tolerance %.0f points)",
+			   "%s takes %.1f%% of %s's samples (truth %.0f%%, tolerance %.0f points)",
 			   name, got, total ? total : "(no --total)", want, tol);
+			if (total && of(durs, total))
+				printf("# by slice time: %.1f%%\n",
+				       100.0 * (double)of(durs, name) / (double)of(durs, total));
 		} else if (!strcmp(opt, "--tid-samples")) {
 			uint64_t n = samples_of(strtoull(arg, NULL, 10));
 			ok(n >= 10, "thread %s took %llu samples (at least 10)", arg, (unsigned long long)n);
@@ -126,7 +138,7 @@ int main(int argc, char **argv)
 			uint64_t n = samples_of(strtoull(arg, NULL, 10));
 			ok(n == 0, "thread %s, off CPU, took no sample (%llu)", arg, (unsigned long long)n);
 		} else if (!strcmp(opt, "--named")) {
-			ok(dur_of(arg) > 0, "a sample slice is named %s", arg);
+			ok(of(counts, arg) > 0, "a sample slice is named %s", arg);
 		} else if (!strcmp(opt, "--prefix")) {
 			uint32_t k = 0;
 			while (k < nnames && !(names[k].len >= strlen(arg) &&
