@@ -298,7 +298,8 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 	}
 }
 
-static void summary(const struct fxt_manager_stats *st, double secs, const char *out)
+static void summary(const struct fxt_manager_stats *st, double secs, const char *out,
+		    const char *mode)
 {
 	fprintf(stderr,
 		ME ": recorded %.2f s: %llu process%s, %llu thread%s, %llu events, %.1f MB",
@@ -306,8 +307,10 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 		(unsigned long long)st->threads, st->threads == 1 ? "" : "s",
 		(unsigned long long)st->events, (double)st->bytes / 1e6);
 	if (st->dropped)
-		fprintf(stderr, ", %llu records DROPPED (buffer full: try a larger --buffer-size)",
-			(unsigned long long)st->dropped);
+		fprintf(stderr, ", %llu records DROPPED (%s)", (unsigned long long)st->dropped,
+			strcmp(mode, "streaming") ? "buffer full: try a larger --buffer-size"
+						  : "saving did not keep up: a larger --buffer-size "
+						    "gives it more time");
 	else
 		fprintf(stderr, ", no records dropped");
 	if (st->saved)
@@ -396,7 +399,7 @@ int cmd_record(int argc, char **argv)
 		unlink(tmp);
 		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
 	} else {
-		summary(&st, secs, output);
+		summary(&st, secs, output, o.mode ? o.mode : "streaming");
 	}
 	fxt_manager_free(m);
 	fxt_session_remove(&s);
