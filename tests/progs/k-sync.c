@@ -15,7 +15,8 @@ static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static sem_t ready_sem;
 static pthread_barrier_t start_barrier;
-static int queue[4], queued;
+static int sleeper_named;
+static int queue[4], queued, waiting;	/* waiting: the consumer is in its cond wait */
 
 static void pause_ms(long ms)
 {
@@ -36,8 +37,10 @@ static void *consumer(void *arg)
 	int sum = 0;
 	pthread_mutex_lock(&queue_lock);
 	for (int got = 0; got < 4; got++) {
-		while (queued == 0)
+		while (queued == 0) {
+			waiting = 1;	/* seen by main only once the wait released the lock */
 			pthread_cond_wait(&queue_cond, &queue_lock);
+		}
 		sum += queue[--queued];
 	}
 	pthread_mutex_unlock(&queue_lock);
@@ -61,6 +64,7 @@ static void *sleeper(void *arg)
 {
 	(void)arg;
 	rename_twice("sleep-a", "sleeper");
+	__atomic_store_n(&sleeper_named, 1, __ATOMIC_RELEASE);
 	pause_ms(50);
 	return NULL;
 }
@@ -73,7 +77,11 @@ int main(void)
 	sem_init(&ready_sem, 0, 0);
 	pthread_barrier_init(&start_barrier, NULL, 2);
 	pthread_create(&c, NULL, consumer, NULL);
-	pause_ms(20);	/* the consumer waits on an empty queue */
+	for (int w = 0; !w; pause_ms(1)) {	/* until the consumer waits on the empty queue */
+		pthread_mutex_lock(&queue_lock);
+		w = waiting;
+		pthread_mutex_unlock(&queue_lock);
+	}
 	for (int i = 1; i <= 4; i++) {
 		pthread_mutex_lock(&queue_lock);
 		queue[queued++] = i;
@@ -99,7 +107,8 @@ int main(void)
 	printf("locker done\n");
 
 	pthread_create(&s, NULL, sleeper, NULL);
-	pause_ms(10);	/* renamed by then */
+	while (!__atomic_load_n(&sleeper_named, __ATOMIC_ACQUIRE))	/* its name labels the join */
+		pause_ms(1);
 	pthread_join(s, NULL);	/* blocks: the sleeper sleeps 50 ms */
 	printf("sleeper joined\n");
 	return 0;
