@@ -392,3 +392,13 @@ print(len(s.recv(16)))'
 	[[ "$stderr" == *"no process was traced"* ]]
 	"$FXT" check static.fxt
 }
+
+@test "streaming: a slow thread's open chunk is saved piece by piece, each call once" {
+	run --separate-stderr "$FXTRUN" --buffer-size 1M -o slow.fxt "$RPROGS/r-slow"
+	[ "$status" -eq 0 ]
+	[ "$output" = "slow 100" ]
+	echo "$stderr"
+	[[ "$stderr" == *"MB saved while running"* ]]	# the halves wrapped many times
+	"$FXT" check slow.fxt
+	[ "$(calls slow.fxt slow)" -eq 100 ]
+}
