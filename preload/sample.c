@@ -5,8 +5,8 @@
  * the interrupted stack with libunwind (memory from mmap, no lock) and appends { ts, n, pcs }
  * to its thread's block of the raw pool: no malloc, no lock, no symbolization; errno kept.
  * A sample taken while its thread is inside the tracer is dropped silently; a full pool counts
- * lost samples. Threads that exist before the constructor, and fork children, are not sampled
- * (the event is inherited by threads created later; exec starts over with FXT_SAMPLE). */
+ * lost samples. Threads that exist before the constructor are not sampled (the event is
+ * inherited by threads created later); a fork child opens its own; exec starts over. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -119,14 +119,51 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-/* Fork child: the parent's samples are not the child's, and its event is not inherited. */
+/* The process's task-clock event (disabled), inherited by the threads it creates later.
+ * Returns its fd, or -errno. */
+static int open_event(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 1000000000ULL / fxtp_sampling.hz;
+	a.inherit = 1;
+	a.inherit_thread = 1;	/* threads only: a fork child opens its own (after_fork_child) */
+	a.remove_on_exec = 1;
+	a.sigtrap = 1;
+	a.sig_data = SIG_DATA;
+	a.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2: user time is sampled */
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static void enable(int fd)
+{
+	fxtp_sampling.fd = fd;
+	__atomic_store_n(&fxtp_sampling.active, 1, __ATOMIC_RELEASE);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+/* Fork child: the parent's samples are not the child's, and the parent's event does not
+ * follow: the child starts over with a pool of its own and an event of its own. */
 static void after_fork_child(void)
 {
+	int saved = errno;
 	fxtp_sampling.active = 0;
-	fxtp_sampling.fd = -1;
 	fxtp_sampling.next = 0;
 	fxtp_sampling.lost = 0;
 	cur = NULL;
+	if (fxtp_sampling.fd >= 0)
+		close(fxtp_sampling.fd);
+	fxtp_sampling.fd = -1;
+	int fd = open_event();
+	if (fd >= 0)
+		enable(fd);
+	errno = saved;
 }
 
 void fxtp_sample_start(void)
@@ -158,29 +195,13 @@ void fxtp_sample_start(void)
 		fxtp_warn("cannot sample (SIGTRAP handler); sampling off", NULL);
 		return;
 	}
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = 1000000000ULL / fxtp_sampling.hz;
-	a.inherit = 1;
-	a.inherit_thread = 1;	/* threads only: a fork child is another process */
-	a.remove_on_exec = 1;
-	a.sigtrap = 1;
-	a.sig_data = SIG_DATA;
-	a.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2: user time is sampled */
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = open_event();
 	if (fd < 0) {
-		fxtp_warn("cannot sample (perf_event_open task-clock); sampling off", strerror(errno));
+		fxtp_warn("cannot sample (perf_event_open task-clock); sampling off", strerror(-fd));
 		return;
 	}
-	fxtp_sampling.fd = fd;
 	pthread_atfork(NULL, NULL, after_fork_child);
-	__atomic_store_n(&fxtp_sampling.active, 1, __ATOMIC_RELEASE);
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	enable(fd);
 }
 
 void fxtp_sample_stop(void)
