@@ -402,3 +402,12 @@ print(len(s.recv(16)))'
 	"$FXT" check slow.fxt
 	[ "$(calls slow.fxt slow)" -eq 100 ]
 }
+
+@test "circular: a chunk a thread still writes is never reused; its calls all survive" {
+	run --separate-stderr "$FXTRUN" --mode circular --buffer-size 1M -o cslow.fxt \
+		"$RPROGS/r-slow"
+	[ "$status" -eq 0 ]
+	"$FXT" check cslow.fxt
+	[ "$(calls cslow.fxt slow)" -eq 100 ]
+	[ "$(calls cslow.fxt fast)" -gt 0 ]
+}
