@@ -407,7 +407,9 @@ print(len(s.recv(16)))'
 	run --separate-stderr "$FXTRUN" --mode circular --buffer-size 1M -o cslow.fxt \
 		"$RPROGS/r-slow"
 	[ "$status" -eq 0 ]
-	"$FXT" check cslow.fxt
+	# structurally valid (`fxt check` also pairs flows: circular mode may have overwritten
+	# the fast thread's first chunk, which ends the pthread_create flow)
+	"$FXT" dump cslow.fxt >/dev/null
 	[ "$(calls cslow.fxt slow)" -eq 100 ]
 	[ "$(calls cslow.fxt fast)" -gt 0 ]
 }
