@@ -68,18 +68,20 @@ static uint64_t perf_data(const siginfo_t *si)
 	return d;
 }
 
-/* Writes the interrupted stack into pcs (room for FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES):
- * libunwind's fast trace from here (its per-address frame cache), through the signal frame,
- * then the handler's own frames are dropped; the slower cursor walk from the signal context
- * if the interrupted pc is not found. Returns the number of pcs. */
+/* Writes the interrupted stack, its innermost FXTP_SAMPLE_MAX_DEPTH frames, into pcs (room for
+ * FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES): libunwind's fast trace from here (its per-address
+ * frame cache), through the signal frame, then the handler's own frames are dropped; the
+ * slower cursor walk from the signal context if the interrupted pc is not found. Returns the
+ * number of pcs. */
 static uint32_t walk(uint64_t *pcs, const ucontext_t *uc)
 {
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	int got = unw_backtrace((void **)pcs, FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES);
 	for (int k = 0; k < got && k <= HANDLER_FRAMES; k++)
 		if (pcs[k] == rip) {
-			memmove(pcs, pcs + k, (size_t)(got - k) * sizeof(*pcs));
-			return (uint32_t)(got - k);
+			int n = got - k < (int)FXTP_SAMPLE_MAX_DEPTH ? got - k : (int)FXTP_SAMPLE_MAX_DEPTH;
+			memmove(pcs, pcs + k, (size_t)n * sizeof(*pcs));
+			return (uint32_t)n;
 		}
 	unw_cursor_t c;
 	uint32_t n = 0;

@@ -10,7 +10,7 @@ add_executable(m-check ${CMAKE_CURRENT_SOURCE_DIR}/sample/m-check.c)
 fxt_set_flags(m-check)
 target_link_libraries(m-check PRIVATE fxt_reader)
 
-foreach(prog m-split m-threads m-fork)
+foreach(prog m-split m-threads m-fork m-deep)
 	add_executable(${prog} ${CMAKE_CURRENT_SOURCE_DIR}/progs/${prog}.c)
 	target_compile_options(${prog} PRIVATE -O2 -g -fno-omit-frame-pointer -fno-inline)
 	target_link_libraries(${prog} PRIVATE Threads::Threads)
@@ -32,6 +32,8 @@ add_test(NAME sample-split-10khz COMMAND ${m_run} ${m_out}/split-10k.fxt
 set_tests_properties(sample-split-10khz PROPERTIES ENVIRONMENT FXT_SAMPLE=10000)
 add_test(NAME sample-threads COMMAND ${m_run} ${m_out}/threads.fxt "--named spinner"
 	$<TARGET_FILE:m-threads>)
+add_test(NAME sample-deep COMMAND ${m_run} ${m_out}/deep.fxt "--named deep_leaf --named recurse"
+	$<TARGET_FILE:m-deep>)
 # A fork child samples on its own (its archive FXT_OUTPUT.<pid>), without the parent's samples.
 add_test(NAME sample-fork COMMAND sh -c "\"$0\" \"$@\" && o='${m_out}/fork.fxt' && $2 \"$o.$(sed -n 's/^child //p' \"$o.stdout\")\" --named child_work --tid-samples $(sed -n 's/^child //p' \"$o.stdout\")"
 	${m_run} ${m_out}/fork.fxt "--named parent_work" $<TARGET_FILE:m-fork>)
@@ -56,7 +58,7 @@ endif()
 add_test(NAME sample-bad-rate COMMAND sh -c "FXT_SAMPLE=fast LD_PRELOAD=$0 FXT_OUTPUT='${m_out}/bad.fxt' $1 10 2>&1 | grep -q 'FXT_SAMPLE=fast: expected a rate'"
 	$<TARGET_FILE:fxtauto> $<TARGET_FILE:m-split>)
 set_tests_properties(sample-split sample-split-traced sample-split-10khz sample-threads
-	sample-fork sample-bad-rate PROPERTIES LABELS nosan)
+	sample-fork sample-deep sample-bad-rate PROPERTIES LABELS nosan)
 if(M_GZIP)
 	set_tests_properties(sample-gzip PROPERTIES LABELS nosan)
 endif()
