@@ -2,7 +2,8 @@
  * `thread`) covering the real call, with a flow begin inside it; the new thread is set up
  * before its start routine (so every thread is named, also in uninstrumented programs) and
  * opens with a `thread_start` duration holding the flow end, so viewers draw an arrow from
- * the creation to the thread. Flow ids are unique in the process. The start routine's return
+ * the creation to the thread (not in circular mode, where either half may be overwritten).
+ * Flow ids are unique in the process. The start routine's return
  * value, pthread_exit and cancellation pass through the trampoline unchanged. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -44,9 +45,10 @@ static void *trampoline(void *p)
 	int saved = errno;
 
 	free(p);
-	struct fxtp_thread *t = st.flow ? fxtp_rec_enter() : NULL;
+	struct fxtp_thread *t = fxtp_rec_enter();
 	if (t) {
-		write_flow(t, FXT_ET_FLOW_END, t0, st.flow);
+		if (st.flow)
+			write_flow(t, FXT_ET_FLOW_END, t0, st.flow);
 		write_span(t, &s_start, t0, fxtp_now());
 		fxtp_leave(t);
 	}
@@ -67,20 +69,26 @@ FXTP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 	if (!st)
 		return fxtp_real.pthread_create(th, attr, fn, arg);
 	uint64_t id = __atomic_fetch_add(&next_flow, 1, __ATOMIC_RELAXED), t0 = fxtp_now();
-	int saved = errno;
+	int saved = errno, traced = 0;
 	struct fxtp_thread *t = fxtp_rec_enter();
 	if (t) {
-		write_flow(t, FXT_ET_FLOW_BEGIN, t0, id);
+		traced = 1;
+		if (fxtp.buf.hdr->mode == FXT_BUF_CIRCULAR)
+			id = 0;	/* overwritten chunks would leave halves of flows */
+		else
+			write_flow(t, FXT_ET_FLOW_BEGIN, t0, id);
 		fxtp_leave(t);
+	} else {
+		id = 0;
 	}
 	errno = saved;
-	*st = (struct start){ fn, arg, t ? id : 0 };	/* the new thread frees it */
+	*st = (struct start){ fn, arg, id };	/* the new thread frees it */
 	int rc = fxtp_real.pthread_create(th, attr, trampoline, st);
 	uint64_t t1 = fxtp_now();
 	if (rc != 0)
 		free(st);
-	if (t && (t = fxtp_rec_enter())) {
-		if (rc != 0)	/* no thread: the flow ends where it began */
+	if (traced && (t = fxtp_rec_enter())) {
+		if (rc != 0 && id)	/* no thread: the flow ends where it began */
 			write_flow(t, FXT_ET_FLOW_END, t1, id);
 		write_span(t, &s_create, t0, t1);
 		fxtp_leave(t);

@@ -17,6 +17,10 @@ set(FXT_LOCKS_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/locks/chec
 add_test(NAME locks-sync COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV} ${FXT_LOCKS_CHECK}
 	sync $<TARGET_FILE:k-sync>)
 set_tests_properties(locks-sync PROPERTIES LABELS "e2e" TIMEOUT 60)
+# Without the label argument: the userspace object records still name the objects.
+add_test(NAME locks-sync-nolabels COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
+	FXT_LOCK_LABELS=0 ${FXT_LOCKS_CHECK} sync $<TARGET_FILE:k-sync>)
+set_tests_properties(locks-sync-nolabels PROPERTIES LABELS "e2e" TIMEOUT 60)
 # k-log with the default streams (stderr, syslog), with stdout too, and with none.
 foreach(streams "" "stderr,stdout" "none")
 	string(REPLACE "," "-" suffix "log-${streams}")
@@ -27,6 +31,9 @@ foreach(streams "" "stderr,stdout" "none")
 		FXT_LOG=${streams} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
 	set_tests_properties(locks-${suffix} PROPERTIES LABELS "e2e" TIMEOUT 60)
 endforeach()
+add_test(NAME locks-log-noevents COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
+	FXT_LOG_EVENTS=0 ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
+set_tests_properties(locks-log-noevents PROPERTIES LABELS "e2e" TIMEOUT 60)
 # An unmodified Debian binary that uses threads (xz compressing blocks on 2 threads).
 find_program(FXT_XZ xz)
 if(FXT_XZ)
