@@ -313,6 +313,9 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 						    "gives it more time");
 	else
 		fprintf(stderr, ", no records dropped");
+	if (st->overwritten)
+		fprintf(stderr, ", oldest records overwritten in %llu circular buffer%s",
+			(unsigned long long)st->overwritten, st->overwritten == 1 ? "" : "s");
 	if (st->saved)
 		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
 	if (st->refused)

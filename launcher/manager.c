@@ -591,11 +591,14 @@ static int write_provider(struct fxt_manager *m, struct out *o, struct provider 
 	if (!rc)
 		rc = sweep(p, emit_out, o);
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
-	if (dropped) {
+	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);
+	/* Circular mode that wrapped overwrote its oldest records: the archive says so too. */
+	if (dropped || (h->mode == FXT_BUF_CIRCULAR && wraps)) {
 		n = fxt_provider_event_write(rec, id, FXT_PE_BUFFER_OVERFLOW);
 		emit_out(o, rec, (size_t)n * 8);
 	}
 	st->dropped += dropped;
+	st->overwritten += h->mode == FXT_BUF_CIRCULAR && wraps;
 	st->events += p->events;
 	st->processes++;
 	st->bytes = o->bytes - start;
@@ -698,6 +701,7 @@ int fxt_manager_write(struct fxt_manager *m, const char *path, struct fxt_manage
 		st->threads += p->st.threads;
 		st->events += p->st.events;
 		st->dropped += p->st.dropped;
+		st->overwritten += p->st.overwritten;
 	}
 	if (!rc)
 		rc = out_flush(o);

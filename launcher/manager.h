@@ -19,6 +19,7 @@ struct fxt_manager_stats {
 	uint64_t events;	/* event records */
 	uint64_t bytes;		/* archive size */
 	uint64_t dropped;	/* records the providers dropped */
+	uint64_t overwritten;	/* providers whose circular buffer wrapped (oldest records gone) */
 	uint64_t saved;		/* bytes saved while running (streaming) */
 	uint64_t refused;	/* providers refused (unknown protocol version) */
 };
