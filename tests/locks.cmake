@@ -32,7 +32,7 @@ foreach(streams "" "stderr,stdout" "none")
 	set_tests_properties(locks-${suffix} PROPERTIES LABELS "e2e" TIMEOUT 60)
 endforeach()
 add_test(NAME locks-log-noevents COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
-	FXT_LOG_EVENTS=0 ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
+	FXT_LOG_EVENTS=0 FXT_LOG=stderr ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
 set_tests_properties(locks-log-noevents PROPERTIES LABELS "e2e" TIMEOUT 60)
 # An unmodified Debian binary that uses threads (xz compressing blocks on 2 threads).
 find_program(FXT_XZ xz)

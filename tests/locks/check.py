@@ -126,7 +126,7 @@ def check_log(recs, stderr, stdout, streams):
     names = thread_names(recs)
     logs = collections.defaultdict(list)    # (thread, stream) -> log record messages
     inst = collections.defaultdict(list)    # (thread, stream) -> instant event messages
-    with_events = os.environ.get('FXT_LOG_EVENTS') != '0'   # else only stderr is tested
+    with_events = os.environ.get('FXT_LOG_EVENTS') != '0'   # else FXT_LOG=stderr is tested
     events = {(tid_of(r), r['f']['ts']): r for r in recs
               if r['type'] == 'instant' and r['f'].get('cat') == 'log'}
     nlogs = 0
@@ -148,6 +148,8 @@ def check_log(recs, stderr, stdout, streams):
             m = re.match(r'^(\S+) ', line)
             if m:
                 want[(m.group(1), stream)].append(line[:32000])
+    if 'syslog' in streams:
+        want[('k-log', 'syslog')] = ['k-log syslog No such file or directory', 'k-log syslog 7']
     if streams != ['none']:
         ok(len({th for th, _ in want}) >= 5, 'the program printed lines from %d threads'
            % len({th for th, _ in want}))

@@ -1,13 +1,16 @@
 /* Lines written to stderr and stdout from four threads and main, through every captured path
  * (fprintf, fputs, fwrite, fputc, puts, printf, write, writev), some lines built over several
  * calls, one longer than a log record holds, one with bytes that are not UTF-8 (only on
- * stdout). Every line starts with its thread's name. For tests/locks (check.py log). */
+ * stdout), and two syslog messages (sent nowhere visible). Every line starts with its thread's
+ * name. For tests/locks (check.py log). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <syslog.h>
 #include <unistd.h>
 
 static void *worker(void *arg)
@@ -62,6 +65,9 @@ int main(void)
 	puts("k-log puts");
 	printf("k-log bad \xff\xfe utf-8\n");
 	fflush(stdout);
+	errno = ENOENT;
+	syslog(LOG_DEBUG, "k-log syslog %m");
+	syslog(LOG_DEBUG, "k-log syslog %d", 7);
 	fprintf(stderr, "k-log done\n");
 	return 0;
 }
