@@ -15,9 +15,12 @@ foreach(prog m-split m-threads m-fork m-deep)
 	target_compile_options(${prog} PRIVATE -O2 -g -fno-omit-frame-pointer -fno-inline)
 	target_link_libraries(${prog} PRIVATE Threads::Threads)
 endforeach()
-# The same 70/30 split traced with -finstrument-functions at the same time.
-add_executable(m-split-traced ${CMAKE_CURRENT_SOURCE_DIR}/progs/m-split.c)
-target_compile_options(m-split-traced PRIVATE -O2 -g -finstrument-functions)
+# The 70/30 split and the threads traced with -finstrument-functions at the same time.
+foreach(prog m-split m-threads)
+	add_executable(${prog}-traced ${CMAKE_CURRENT_SOURCE_DIR}/progs/${prog}.c)
+	target_compile_options(${prog}-traced PRIVATE -O2 -g -finstrument-functions)
+	target_link_libraries(${prog}-traced PRIVATE Threads::Threads)
+endforeach()
 
 set(m_run ${CMAKE_CURRENT_SOURCE_DIR}/sample/run.sh $<TARGET_FILE:fxtauto> $<TARGET_FILE:m-check>)
 set(m_out ${CMAKE_CURRENT_BINARY_DIR}/sample-out)
@@ -32,6 +35,10 @@ add_test(NAME sample-split-10khz COMMAND ${m_run} ${m_out}/split-10k.fxt
 set_tests_properties(sample-split-10khz PROPERTIES ENVIRONMENT FXT_SAMPLE=10000)
 add_test(NAME sample-threads COMMAND ${m_run} ${m_out}/threads.fxt "--named spinner"
 	$<TARGET_FILE:m-threads>)
+add_test(NAME sample-threads-traced-10khz COMMAND ${m_run} ${m_out}/threads-traced.fxt
+	"--named spinner --calls spinner" $<TARGET_FILE:m-threads-traced>)
+set_tests_properties(sample-threads-traced-10khz PROPERTIES LABELS nosan
+	ENVIRONMENT FXT_SAMPLE=10000)
 add_test(NAME sample-deep COMMAND ${m_run} ${m_out}/deep.fxt "--named deep_leaf --named recurse"
 	$<TARGET_FILE:m-deep>)
 # A fork child samples on its own (its archive FXT_OUTPUT.<pid>), without the parent's samples.

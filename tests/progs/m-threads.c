@@ -1,4 +1,4 @@
-/* Sampling test program, built without instrumentation: two threads spin on CPU (about 300 ms
+/* Sampling test program (built plain, and traced): two threads spin on CPU (about 300 ms
  * each) while a third sleeps 400 ms. Prints "tid-samples TID" for each spinner and
  * "tid-none TID" for the sleeper, the claims m-check verifies. */
 /* SPDX-License-Identifier: MIT */
