@@ -299,7 +299,10 @@ static int sweep(struct provider *p, fxt_archive_emit_fn emit, void *ctx)
 		if ((__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) & FXT_CHUNK_SEQ_MASK) !=
 		    (w0 & FXT_CHUNK_SEQ_MASK))
 			continue;	/* reused while read: its old records were saved before */
-		rc = emit(ctx, copy, at + len - sc->bytes);
+		/* Events stamped after the provider's stop (threads still running while its exit
+		 * flush closed their frames) would overlap the closed frames: leave them out. */
+		rc = fxt_archive_emit_records(copy, (at + len - sc->bytes) / 8,
+					      __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE), emit, ctx);
 		p->events += events;
 		sc->bytes = len;
 	}

@@ -414,3 +414,12 @@ print(len(s.recv(16)))'
 	[ "$(calls cslow.fxt slow)" -eq 100 ]
 	[ "$(calls cslow.fxt fast)" -gt 0 ]
 }
+
+@test "exit() while threads are inside calls: each call once, nested (events after the stop left out)" {
+	for i in 1 2 3 4 5; do
+		run "$FXTRUN" -o busy.fxt "$RPROGS/r-exit-busy"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "exit with busy threads" ]
+		"$FXT" check -q busy.fxt
+	done
+}
