@@ -263,6 +263,10 @@ struct fxtp_real {
 	int (*pthread_barrier_wait)(pthread_barrier_t *);
 	int (*pthread_join)(pthread_t, void **);
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int (*pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+				      const struct timespec *);
+	int (*sem_timedwait)(void *, const struct timespec *);
 	/* log.c (FILE and va_list as void *: this header does not include stdio) */
 	ssize_t (*write)(int, const void *, size_t);
 	ssize_t (*writev)(int, const void *, int);

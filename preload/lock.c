@@ -1,5 +1,6 @@
-/* Blocking as durations: wrappers of pthread_mutex_lock, pthread_rwlock_rdlock/wrlock,
- * pthread_cond_wait/timedwait, sem_wait, pthread_barrier_wait and pthread_join. Each first tries
+/* Blocking as durations: wrappers of pthread_mutex_lock/timedlock, pthread_rwlock_rdlock/wrlock,
+ * pthread_cond_wait/timedwait/clockwait, sem_wait/timedwait, pthread_barrier_wait and
+ * pthread_join (timed waits that time out are recorded too). Each first tries
  * the non-blocking variant (trylock, trywait, tryjoin) and records nothing when it succeeds;
  * only a wait that blocks becomes a duration complete event (category `lock`) on the waiting
  * thread, with the object's pointer and label (uobj.c) as arguments. Return values and errno
@@ -21,18 +22,24 @@
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char _end[] __attribute__((visibility("hidden")));
 
-enum kind { K_MUTEX, K_RDLOCK, K_WRLOCK, K_COND, K_TIMEDCOND, K_SEM, K_BARRIER, K_JOIN, K_COUNT };
+enum kind {
+	K_MUTEX, K_TIMEDMUTEX, K_RDLOCK, K_WRLOCK, K_COND, K_TIMEDCOND, K_CLOCKCOND, K_SEM,
+	K_TIMEDSEM, K_BARRIER, K_JOIN, K_COUNT
+};
 
 static struct {
 	struct fxtp_cstr name;
 	const char *obj_kind;	/* uobj.c kind, NULL: the joined thread's name labels it */
 } kinds[K_COUNT] = {
 	[K_MUTEX] = { FXTP_CSTR("mutex_lock"), "mutex" },
+	[K_TIMEDMUTEX] = { FXTP_CSTR("mutex_timedlock"), "mutex" },
 	[K_RDLOCK] = { FXTP_CSTR("rwlock_rdlock"), "rwlock" },
 	[K_WRLOCK] = { FXTP_CSTR("rwlock_wrlock"), "rwlock" },
 	[K_COND] = { FXTP_CSTR("cond_wait"), "cond" },
 	[K_TIMEDCOND] = { FXTP_CSTR("cond_timedwait"), "cond" },
+	[K_CLOCKCOND] = { FXTP_CSTR("cond_clockwait"), "cond" },
 	[K_SEM] = { FXTP_CSTR("sem_wait"), "sem" },
+	[K_TIMEDSEM] = { FXTP_CSTR("sem_timedwait"), "sem" },
 	[K_BARRIER] = { FXTP_CSTR("barrier_wait"), "barrier" },
 	[K_JOIN] = { FXTP_CSTR("join"), NULL },
 };
@@ -148,6 +155,20 @@ FXTP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	return __builtin_expect(rc != EBUSY, 1) ? rc : mutex_wait(m);
 }
 
+FXTP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	int rc = pthread_mutex_trylock(m);
+	if (__builtin_expect(rc != EBUSY, 1))
+		return rc;
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_mutex_timedlock))
+		return ENOSYS;
+	rc = fxtp_real.pthread_mutex_timedlock(m, abstime);
+	if (rc == 0 || rc == ETIMEDOUT)
+		waited(K_TIMEDMUTEX, m, start, NULL);
+	return rc;
+}
+
 static __attribute__((noinline)) int rwlock_wait(pthread_rwlock_t *l, int write)
 {
 	uint64_t start = fxtp_now();
@@ -195,6 +216,17 @@ FXTP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	return rc;
 }
 
+FXTP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+				       const struct timespec *abstime)
+{
+	uint64_t start = fxtp_now();
+	if (!REAL(pthread_cond_clockwait))
+		return ENOSYS;
+	int rc = fxtp_real.pthread_cond_clockwait(c, m, clock, abstime);
+	waited(K_CLOCKCOND, c, start, NULL);
+	return rc;
+}
+
 /* sem_wait is a cancellation point even when it does not block (as glibc's). */
 FXTP_EXPORT int sem_wait(sem_t *s)
 {
@@ -213,6 +245,26 @@ FXTP_EXPORT int sem_wait(sem_t *s)
 	int rc = fxtp_real.sem_wait(s);
 	if (rc == 0)
 		waited(K_SEM, s, start, NULL);
+	return rc;
+}
+
+FXTP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abstime)
+{
+	int saved = errno;
+	pthread_testcancel();
+	if (__builtin_expect(sem_trywait(s) == 0, 1))
+		return 0;
+	if (errno != EAGAIN)
+		return -1;
+	errno = saved;
+	uint64_t start = fxtp_now();
+	if (!REAL(sem_timedwait)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = fxtp_real.sem_timedwait(s, abstime);
+	if (rc == 0 || errno == ETIMEDOUT)
+		waited(K_TIMEDSEM, s, start, NULL);
 	return rc;
 }
 

@@ -90,12 +90,14 @@ def check_sync(recs):
     for want in [('consumer', 'cond_wait', 'queue_cond'), ('locker', 'mutex_lock', 'queue_lock'),
                  ('locker', 'rwlock_rdlock', 'table_lock'), ('locker', 'sem_wait', 'ready_sem'),
                  ('locker', 'barrier_wait', 'start_barrier'),
-                 ('k-sync', 'join', 'sleeper' if labels else None)]:   # threads: no uobj
+                 ('k-sync', 'join', 'sleeper' if labels else None),   # threads: no uobj
+                 ('k-sync', 'sem_timedwait', 'idle_sem'), ('k-sync', 'cond_clockwait', 'idle_cond')]:
         ok(want in got, 'thread %s waits in %s on %s (a lock duration with its label)' % want)
     ok(all(('label' in w[3]['args']) == labels for w in waits),
        'lock waits %s a label argument' % ('carry' if labels else '(FXT_LOCK_LABELS=0) lack'))
     uobj = {r['f']['pointer']: r for r in recs if r['type'] == 'userspace_object'}
-    for name in ['queue_lock', 'queue_cond', 'table_lock', 'ready_sem', 'start_barrier']:
+    for name in ['queue_lock', 'queue_cond', 'table_lock', 'ready_sem', 'start_barrier',
+                 'idle_sem', 'idle_cond']:
         ok(any(u['f']['name'] == name for u in uobj.values()),
            'a userspace object record names %s by its symbol' % name)
     ok(all(w[3]['args'].get('object') in uobj and uobj[w[3]['args']['object']]['off'] <

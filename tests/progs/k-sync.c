@@ -1,8 +1,9 @@
 /* Threads that certainly block, once per kind of wait, for tests/locks: a consumer waiting on a
  * condition variable, a thread blocked on a mutex the main thread holds, a reader blocked by a
- * writer, a semaphore and a barrier waited on, a thread joined while it sleeps; each worker is
- * renamed twice. The objects are globals, so their labels are their symbol names. Prints what
- * it did (the same with and without the tracer). */
+ * writer, a semaphore and a barrier waited on, a thread joined while it sleeps, then a
+ * semaphore and a condition variable waited on until their deadline; each worker is renamed
+ * twice. The objects are globals, so their labels are their symbol names. Prints what it did
+ * (the same with and without the tracer). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,7 +14,8 @@
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
-static sem_t ready_sem;
+static sem_t ready_sem, idle_sem;
+static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
 static pthread_barrier_t start_barrier;
 static int sleeper_named;
 static int queue[4], queued, waiting;	/* waiting: the consumer is in its cond wait */
@@ -22,6 +24,18 @@ static void pause_ms(long ms)
 {
 	struct timespec ts = { 0, ms * 1000000L };
 	nanosleep(&ts, NULL);
+}
+
+static struct timespec in_10ms(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	ts.tv_nsec += 10000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
 }
 
 static void rename_twice(const char *first, const char *second)
@@ -111,5 +125,17 @@ int main(void)
 		pause_ms(1);
 	pthread_join(s, NULL);	/* blocks: the sleeper sleeps 50 ms */
 	printf("sleeper joined\n");
+
+	struct timespec soon;	/* timed waits nobody ends: they time out after 10 ms */
+	sem_init(&idle_sem, 0, 0);
+	soon = in_10ms(CLOCK_REALTIME);
+	printf("sem_timedwait %s\n", sem_timedwait(&idle_sem, &soon) ? "timed out" : "returned");
+	soon = in_10ms(CLOCK_MONOTONIC);
+	pthread_mutex_lock(&queue_lock);
+	int rc = 0;
+	while (rc == 0)	/* spurious wakeups aside */
+		rc = pthread_cond_clockwait(&idle_cond, &queue_lock, CLOCK_MONOTONIC, &soon);
+	pthread_mutex_unlock(&queue_lock);
+	printf("cond_clockwait %s\n", rc ? "timed out" : "returned");
 	return 0;
 }
