@@ -43,9 +43,13 @@ static const char usage[] =
 	"  --min-duration TIME     skip calls shorter than TIME (ns, us, ms, s; e.g. 10us)\n"
 	"  --no-functions          record no function calls\n"
 	"  --no-follow             trace only the first process, not its children\n"
+	"  --sample[=HZ]           sample call stacks per thread of CPU time (default 997 Hz,\n"
+	"                          1..100000): profiles binaries built without instrumentation\n"
+	"  --categories LIST       hand-instrumentation categories to record (a,b,net*)\n"
 	"  -h, --help              this text\n"
 	"The same settings for plain LD_PRELOAD use: FXT_OUTPUT, FXT_BUFFER_SIZE, FXT_FILTER,\n"
-	"FXT_EXCLUDE (comma-separated globs), FXT_MAX_DEPTH, FXT_MIN_DURATION.\n";
+	"FXT_EXCLUDE (comma-separated globs), FXT_MAX_DEPTH, FXT_MIN_DURATION, FXT_SAMPLE,\n"
+	"FXT_CATEGORIES.\n";
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -100,8 +104,19 @@ static int duration_ok(const char *s)
 	return 0;
 }
 
+/* A sampling rate: empty (the default rate) or a whole number of Hz in 1..100000. */
+static int rate_ok(const char *s)
+{
+	char *end;
+	errno = 0;
+	if (!*s)
+		return 1;
+	unsigned long long v = strtoull(s, &end, 10);
+	return end != s && !*end && !errno && *s != '-' && v >= 1 && v <= 100000;
+}
+
 struct opts {
-	const char *output, *mode, *buffer_size, *max_depth, *min_duration;
+	const char *output, *mode, *buffer_size, *max_depth, *min_duration, *sample, *categories;
 	char *filter, *exclude;	/* comma-joined globs */
 	int no_functions, no_follow;
 };
@@ -125,7 +140,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum {
 		OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN,
-		OPT_NOFOLLOW,
+		OPT_NOFOLLOW, OPT_SAMPLE, OPT_CATEGORIES,
 	};
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -137,6 +152,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "min-duration", required_argument, NULL, OPT_MINDUR },
 		{ "no-functions", no_argument, NULL, OPT_NOFN },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
+		{ "sample", optional_argument, NULL, OPT_SAMPLE },
+		{ "categories", required_argument, NULL, OPT_CATEGORIES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -188,6 +205,18 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_NOFOLLOW:
 			o->no_follow = 1;
+			break;
+		case OPT_SAMPLE:
+			if (optarg && !rate_ok(optarg))
+				return -bad("--sample takes a rate in Hz from 1 to 100000 (like "
+					    "--sample=997), not '%s'", optarg);
+			o->sample = optarg ? optarg : "";
+			break;
+		case OPT_CATEGORIES:
+			if (!*optarg || strlen(optarg) > 4095)
+				return -bad("--categories takes a comma-separated list of up to "
+					    "4095 bytes, not '%s'", optarg);
+			o->categories = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -253,6 +282,10 @@ static int set_env(const struct opts *o, const struct fxt_session *s, const char
 		rc |= setenv("FXT_MIN_DURATION", o->min_duration, 1);
 	if (o->filter)
 		rc |= setenv("FXT_FILTER", o->filter, 1);
+	if (o->sample)
+		rc |= setenv("FXT_SAMPLE", o->sample, 1);
+	if (o->categories)
+		rc |= setenv("FXT_CATEGORIES", o->categories, 1);
 	/* --no-functions: every function name is excluded (recorded once as skipped). */
 	if (o->no_functions || o->exclude)
 		rc |= setenv("FXT_EXCLUDE", o->no_functions ? "*" : o->exclude, 1);

@@ -90,7 +90,8 @@ if(TARGET fxt)
 	# Each case: test name; golden file; settings...; program target.
 	foreach(case "api-fxtrun-c;api-all-c.expect;api-all"
 			"api-fxtrun-cpp;api-all-cpp.expect;api-all-cpp"
-			"api-fxtrun-categories;api-all-c-categories.expect;FXT_CATEGORIES=api;api-all")
+			"api-fxtrun-categories;api-all-c-categories.expect;FXT_CATEGORIES=api;api-all"
+			"api-fxtrun-categories-option;api-all-c-categories.expect;--categories=api;api-all")
 		list(POP_FRONT case test expected)
 		list(POP_BACK case prog)
 		add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${api_env} ${BASH}

@@ -423,3 +423,26 @@ print(len(s.recv(16)))'
 		"$FXT" check -q busy.fxt
 	done
 }
+
+@test "--sample profiles a program built without instrumentation (70/30 split named)" {
+	[ -x "$SAMPLE_PROG" ] || skip "m-split not built"
+	run "$FXTRUN" --sample=2000 -o s.fxt "$SAMPLE_PROG"
+	[ "$status" -eq 0 ]
+	"$FXT" check -q s.fxt
+	"$FXT" report s.fxt >report.txt
+	grep -q 'sampled stacks' report.txt
+	grep -q ' work_seventy$' report.txt
+	grep -q ' work_thirty$' report.txt
+}
+
+@test "--sample and --categories refuse bad values before starting the program" {
+	run "$FXTRUN" --sample=0 -- touch started
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--sample takes a rate"* ]]
+	run "$FXTRUN" --sample=fast -- touch started
+	[ "$status" -eq 2 ]
+	run "$FXTRUN" --categories= -- touch started
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--categories"* ]]
+	[ ! -e started ]
+}
