@@ -46,10 +46,12 @@ static const char usage[] =
 	"  --sample[=HZ]           sample call stacks per thread of CPU time (default 997 Hz,\n"
 	"                          1..100000): profiles binaries built without instrumentation\n"
 	"  --categories LIST       hand-instrumentation categories to record (a,b,net*)\n"
+	"  --log STREAMS           program output recorded as log records: stderr, stdout,\n"
+	"                          syslog, comma-separated, or none (default stderr,syslog)\n"
 	"  -h, --help              this text\n"
 	"The same settings for plain LD_PRELOAD use: FXT_OUTPUT, FXT_BUFFER_SIZE, FXT_FILTER,\n"
 	"FXT_EXCLUDE (comma-separated globs), FXT_MAX_DEPTH, FXT_MIN_DURATION, FXT_SAMPLE,\n"
-	"FXT_CATEGORIES.\n";
+	"FXT_CATEGORIES, FXT_LOG.\n";
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -115,8 +117,24 @@ static int rate_ok(const char *s)
 	return end != s && !*end && !errno && *s != '-' && v >= 1 && v <= 100000;
 }
 
+/* A --log list: stderr, stdout, syslog separated by commas, or none alone. */
+static int streams_ok(const char *s)
+{
+	if (!strcmp(s, "none"))
+		return 1;
+	do {
+		size_t n = strcspn(s, ",");
+		if (!((n == 6 && (!strncmp(s, "stderr", 6) || !strncmp(s, "stdout", 6) ||
+				  !strncmp(s, "syslog", 6)))))
+			return 0;
+		s += n;
+	} while (*s++ == ',');
+	return 1;
+}
+
 struct opts {
 	const char *output, *mode, *buffer_size, *max_depth, *min_duration, *sample, *categories;
+	const char *log;
 	char *filter, *exclude;	/* comma-joined globs */
 	int no_functions, no_follow;
 };
@@ -140,7 +158,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum {
 		OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN,
-		OPT_NOFOLLOW, OPT_SAMPLE, OPT_CATEGORIES,
+		OPT_NOFOLLOW, OPT_SAMPLE, OPT_CATEGORIES, OPT_LOG,
 	};
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -154,6 +172,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 		{ "sample", optional_argument, NULL, OPT_SAMPLE },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
+		{ "log", required_argument, NULL, OPT_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -217,6 +236,12 @@ static int parse(int argc, char **argv, struct opts *o)
 				return -bad("--categories takes a comma-separated list of up to "
 					    "4095 bytes, not '%s'", optarg);
 			o->categories = optarg;
+			break;
+		case OPT_LOG:
+			if (!streams_ok(optarg))
+				return -bad("--log takes stderr, stdout, syslog (comma-separated) "
+					    "or none, not '%s'", optarg);
+			o->log = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -286,6 +311,8 @@ static int set_env(const struct opts *o, const struct fxt_session *s, const char
 		rc |= setenv("FXT_SAMPLE", o->sample, 1);
 	if (o->categories)
 		rc |= setenv("FXT_CATEGORIES", o->categories, 1);
+	if (o->log)
+		rc |= setenv("FXT_LOG", o->log, 1);
 	/* --no-functions: every function name is excluded (recorded once as skipped). */
 	if (o->no_functions || o->exclude)
 		rc |= setenv("FXT_EXCLUDE", o->no_functions ? "*" : o->exclude, 1);

@@ -446,3 +446,21 @@ print(len(s.recv(16)))'
 	[[ "$output" == *"--categories"* ]]
 	[ ! -e started ]
 }
+
+@test "--log picks the streams recorded as log records (default stderr); bad lists refused" {
+	local prog=(python3 -c 'import os; os.write(1, b"to-out\n"); os.write(2, b"to-err\n")')
+	"$FXTRUN" -o d.fxt -- "${prog[@]}" >out.txt 2>err.txt
+	grep -q '^to-out$' out.txt
+	grep -q '^to-err$' err.txt
+	"$FXT" dump d.fxt | grep -q ' log .*msg="to-err"'
+	[ "$("$FXT" dump d.fxt | grep -c ' log .*msg="to-out"')" = 0 ]
+	"$FXTRUN" --log stdout -o s.fxt -- "${prog[@]}" >/dev/null 2>&1
+	"$FXT" dump s.fxt | grep -q ' log .*msg="to-out"'
+	[ "$("$FXT" dump s.fxt | grep -c ' log .*msg="to-err"')" = 0 ]
+	"$FXTRUN" --log none -o n.fxt -- "${prog[@]}" >/dev/null 2>&1
+	[ "$("$FXT" dump n.fxt | grep -c ' log ')" = 0 ]
+	run "$FXTRUN" --log stdrr -- touch started
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--log takes"* ]]
+	[ ! -e started ]
+}
