@@ -45,9 +45,12 @@
 
 int fxtp_state = FXTP_STATE_SETUP;
 struct fxtp_ctx fxtp;
+static uint64_t fxtp_t0_width;	/* ticks of uncertainty of (fxtp.t0_ticks, fxtp.t0_ns) */
 
 #define DEFAULT_BUFFER (64ULL << 20)
-#define CALIBRATE_MIN_NS 10000000ULL /* the shortest calibration span: 10 ms */
+#define CALIBRATE_MIN_NS 10000000ULL /* the longest calibration wait: up to 10 ms of run */
+#define CALIBRATE_SPAN 4000ULL	      /* span / pair error of a calibration (see below) */
+#define CALIBRATE_PAD 64ULL	      /* ticks added to the pairs' widths: reordered reads */
 #define SETTLE_NS 50000ULL /* wait for hooks in flight when the exit flush starts */
 
 void fxtp_warn(const char *msg, const char *detail)
@@ -192,16 +195,36 @@ static int invariant_tsc(void)
 	return (d >> 8) & 1;
 }
 
-/* Ticks per second over [start, now], at least CALIBRATE_MIN_NS long. Async-signal-safe. */
+/* A (ticks, ns) pair of the same instant: ticks is the midpoint of two reads around the clock
+ * read, off by at most *width / 2 ticks; the narrowest of a few tries (a preempted try is
+ * wide). Async-signal-safe. */
+static void clock_pair(uint64_t *ticks, uint64_t *ns, uint64_t *width)
+{
+	*width = UINT64_MAX;
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = fxtp_now(), n = mono_ns(), b = fxtp_now();
+		if (b - a < *width) {
+			*width = b - a;
+			*ticks = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+}
+
+/* Ticks per second over [start, now]. The two pairs' error is at most (w0 + w1) / 2 ticks, so a
+ * span of CALIBRATE_SPAN * (w0 + w1 + CALIBRATE_PAD) ticks bounds the rate's error by 1/8000
+ * (the archive's must be within 0.1%): a process that ran that long (typically under 1 ms)
+ * does not wait, a shorter one spins until then, and never past CALIBRATE_MIN_NS.
+ * Async-signal-safe. */
 static uint64_t ticks_per_second(void)
 {
 	if (!fxtp.use_tsc)
 		return 1000000000ULL;
-	uint64_t ns, ticks;
+	uint64_t ns, ticks, width;
 	do {
-		ticks = fxtp_now();
-		ns = mono_ns();
-	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS);
+		clock_pair(&ticks, &ns, &width);
+	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS &&
+		 ticks - fxtp.t0_ticks < CALIBRATE_SPAN * (fxtp_t0_width + width + CALIBRATE_PAD));
 	return (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) * 1000000000ULL /
 			  (ns - fxtp.t0_ns));
 }
@@ -309,16 +332,55 @@ int fxtp_open_buffer(void)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
-#define WARM_MAX (1ULL << 30)
+#define WARM_DURABLE (256u << 10) /* durable bytes populated at start (strings, threads) */
+#define WARM_STEP (512u << 10)	   /* chunk bytes populated per step, ahead of the writers */
+#define WARM_LONG (512u << 10)	   /* past this many chunk bytes the process is a long writer */
+#define WARM_MAX (1ULL << 30)	   /* a long writer gets this much populated at once */
+
+/* End (offset in the mapping) of the chunk bytes populated so far: grows by WARM_STEP. */
+static uint64_t warm_end;
+
+static void populate(uint64_t from, uint64_t to)
+{
+	int saved = errno;
+	if (to > fxtp.map_size)
+		to = fxtp.map_size;
+	if (to > from)	/* best effort: the pages fault on first write otherwise */
+		madvise((uint8_t *)fxtp.map + from, to - from, MADV_POPULATE_WRITE);
+	errno = saved;
+}
+
+/* fxt_buf.prepare (chunk slow path): populates the next WARM_STEP bytes of chunks once a writer
+ * takes a chunk past the populated end, so events are written to populated pages without
+ * paying for the whole buffer at start; past WARM_LONG bytes of chunks, the rest up to
+ * WARM_MAX at once (what every process used to pay at start), so a long run's events never
+ * fault. Chunks are taken in address order (a circular or streaming buffer comes back to
+ * populated chunks). Async-signal-safe. */
+static void prepare_chunk(struct fxt_buf *b, const uint64_t *chunk)
+{
+	uint64_t need = (uint64_t)((const uint8_t *)chunk - b->base) + b->hdr->chunk_size;
+	uint64_t end = __atomic_load_n(&warm_end, __ATOMIC_RELAXED);
+	while (need > end) {
+		uint64_t to = need + WARM_STEP;
+		if (need - b->hdr->chunks_off > WARM_LONG && to < WARM_MAX)
+			to = WARM_MAX;
+		if (__atomic_compare_exchange_n(&warm_end, &end, to, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			populate(end, to);
+			return;
+		}
+	}
+}
 
 void fxtp_buffer_warm(void)
 {
 	if (__atomic_exchange_n(&fxtp.warmed, 1, __ATOMIC_RELAXED))
 		return;
-	int saved = errno;
-	size_t n = fxtp.map_size < WARM_MAX ? fxtp.map_size : WARM_MAX;
-	madvise(fxtp.map, n, MADV_POPULATE_WRITE);	/* best effort: faults happen otherwise */
-	errno = saved;
+	const struct fxt_buf_hdr *h = fxtp.buf.hdr;
+	uint64_t durable = h->durable_size < WARM_DURABLE ? h->durable_size : WARM_DURABLE;
+	populate(0, h->durable_off + durable);
+	__atomic_store_n(&warm_end, h->chunks_off, __ATOMIC_RELAXED);
+	fxtp.buf.prepare = prepare_chunk;
 }
 
 /* ---- archive at exit ---- */
@@ -413,8 +475,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 	snprintf(fxtp.prog, sizeof(fxtp.prog), "%s", program_invocation_short_name);
 	fxtp.parent_traced = fxtp.output_set && parent_is_traced();
 	fxtp.use_tsc = invariant_tsc();
-	fxtp.t0_ticks = fxtp_now();
-	fxtp.t0_ns = mono_ns();
+	clock_pair(&fxtp.t0_ticks, &fxtp.t0_ns, &fxtp_t0_width);
 	if (fxtp.min_ticks && fxtp.use_tsc) {
 		/* A short calibration (1 ms) converts FXT_MIN_DURATION into TSC ticks. */
 		uint64_t ns;

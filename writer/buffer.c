@@ -42,6 +42,7 @@ int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_siz
 	b->hdr = h;
 	b->base = mem;
 	b->policy = NULL;
+	b->prepare = NULL;
 	return 0;
 }
 
@@ -63,6 +64,7 @@ int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size)
 	b->hdr = mem;
 	b->base = mem;
 	b->policy = NULL;
+	b->prepare = NULL;
 	return 0;
 }
 

@@ -98,6 +98,10 @@ struct fxt_buf {
 	struct fxt_buf_hdr *hdr;
 	uint8_t *base;
 	const struct fxt_buf_policy *policy;	/* NULL: oneshot */
+	/* NULL, or called by a chunk writer with each chunk it takes, before writing it (slow
+	 * path): the tracer populates the pages ahead there, so the per-event path never faults
+	 * and a short process does not populate the whole buffer at start. */
+	void (*prepare)(struct fxt_buf *b, const uint64_t *chunk);
 };
 
 /* Lays out a new buffer in mem (size bytes, zero-filled, 8-byte aligned): header, a durable area

@@ -34,6 +34,8 @@ __attribute__((noinline)) uint64_t *fxt_chunk_refill(struct fxt_chunk_w *w, uint
 		w->exhausted = !w->buf->policy;
 		return drop(w);
 	}
+	if (w->buf->prepare)
+		w->buf->prepare(w->buf, c);
 	uint64_t *p = c + 1;
 	if (opening) {
 		p[1] = w->thread_rec[1];
