@@ -588,6 +588,8 @@ static int write_provider(struct fxt_manager *m, struct out *o, struct provider 
 	emit_out(o, rec, (size_t)n * 8);
 	emit_out(o, d, dlen);
 	st->threads += count_threads(d, dlen / 8);
+	if (p->ppid <= 0)
+		p->ppid = (int)h->ppid;	/* reaped before STARTED was read: its own word for it */
 	if (p->ppid > 0)
 		emit_process(o, p->pid, p->ppid, name);
 	int rc = copy_spool(o, p);

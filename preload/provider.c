@@ -282,6 +282,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 		unlink(path);
 		return rc;
 	}
+	b->hdr->ppid = (uint32_t)getppid();	/* before STARTED: the manager's /proc read is late */
 	b->policy = prov.mode == FXT_BUF_CIRCULAR    ? &circular_policy
 		    : prov.mode == FXT_BUF_STREAMING ? &streaming_policy
 						     : NULL;

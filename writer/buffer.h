@@ -77,7 +77,8 @@ struct fxt_buf_hdr {
 	_Atomic uint64_t dropped;	/* records not written because no space was left */
 	_Atomic uint64_t wraps;		/* circular: times the rolling area was reused */
 	_Atomic uint32_t state;		/* enum fxt_buf_state, release-stored */
-	uint32_t pad1;
+	uint32_t ppid;			/* 0, or the writer's parent pid, stored before sharing (a
+					 * manager may see a short process only after it was reaped) */
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
