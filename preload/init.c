@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "preload/fxtp.h"
+#include "preload/wait.h"
 #include "preload/provider.h"
 #include "preload/sample.h"
 #include "writer/archive.h"
@@ -436,6 +437,7 @@ void fxtp_finish(int from_signal)
 	fxt_chunk_flush(&self->w);
 	fxt_chunk_init(&others_w, &fxtp.buf, NULL);
 	fxtp_threads_each(close_other, &now, !from_signal);
+	fxtp_spawn_flush(&others_w, now);
 	fxt_chunk_flush(&others_w);
 	fxtp.buf.hdr->ticks_per_second = ticks_per_second();
 	if (fxtp_provider_managed())

@@ -30,6 +30,11 @@ int fxtp_rec_event(struct fxtp_thread *t, const struct fxt_event *e);
 /* Largest record (words) a chunk and the format both hold. */
 uint32_t fxtp_rec_max_words(void);
 
+/* ---- spawn.c ---- */
+/* Exit flush: ends, in w (koid-inline, the calling thread), every pthread_create flow whose
+ * thread has not started, so no flow stays half-written. Once, from fxtp_finish. */
+void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now);
+
 /* ---- uobj.c ---- */
 /* The label of synchronisation object obj of kind `kind` ("mutex", ...): the symbol naming it
  * (sym or sym+0xN) for a global or static object, else kind#N (N counts per kind, from 1).

@@ -464,3 +464,14 @@ print(len(s.recv(16)))'
 	[[ "$output" == *"--log takes"* ]]
 	[ ! -e started ]
 }
+
+@test "exit() right after pthread_create: flows of threads that never started are ended, archive valid" {
+	for i in 1 2 3 4 5; do
+		run taskset -c 0 "$FXTRUN" -o spawn.fxt "$RPROGS/r-spawn-exit"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "spawned 8" ]
+		"$FXT" check -q spawn.fxt
+		[ "$("$FXT" dump spawn.fxt | grep -c ' flow_begin ')" = 8 ]
+		[ "$("$FXT" dump spawn.fxt | grep -c ' flow_end ')" = 8 ]
+	done
+}
