@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/protocol.h"
+#include "common/size.h"
 #include "launcher/cmd.h"
 #include "launcher/manager.h"
 #include "launcher/session.h"
@@ -65,23 +66,8 @@ static int bad(const char *fmt, const char *arg)
 
 static int size_ok(const char *s)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno || *s == '-')
-		return 0;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return 0;
-	uint64_t bytes = (uint64_t)v << shift;
-	return bytes >= (1ULL << 20) && bytes <= (64ULL << 30);
+	uint64_t bytes;
+	return fxt_parse_size(s, &bytes) == 0 && bytes >= (1ULL << 20) && bytes <= (64ULL << 30);
 }
 
 static int depth_ok(const char *s)

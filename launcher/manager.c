@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "launcher/manager.h"
 
-#include <cpuid.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "common/clock.h"
 #include "common/protocol.h"
 #include "writer/archive.h"
 #include "writer/buffer.h"
@@ -66,22 +66,6 @@ struct fxt_manager {
 	uint64_t saved, refused;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int invariant_tsc(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
-		return 0;
-	__get_cpuid(0x80000007, &a, &b, &c, &d);
-	return (d >> 8) & 1;
-}
-
 struct fxt_manager *fxt_manager_new(const char *dir, const char *spool, int listen_fd)
 {
 	struct fxt_manager *m = calloc(1, sizeof(*m));
@@ -90,9 +74,9 @@ struct fxt_manager *fxt_manager_new(const char *dir, const char *spool, int list
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	snprintf(m->spool, sizeof(m->spool), "%s", spool);
 	m->listen_fd = listen_fd;
-	m->tsc = invariant_tsc();
+	m->tsc = fxt_invariant_tsc();
 	m->t0_tsc = __rdtsc();
-	m->t0_ns = mono_ns();
+	m->t0_ns = fxt_mono_ns();
 	return m;
 }
 
@@ -100,7 +84,7 @@ struct fxt_manager *fxt_manager_new(const char *dir, const char *spool, int list
  * calibrated by the manager over the session. */
 static uint64_t fallback_tps(const struct fxt_manager *m)
 {
-	uint64_t ns = mono_ns() - m->t0_ns;
+	uint64_t ns = fxt_mono_ns() - m->t0_ns;
 	if (!m->tsc || ns < 1000000)
 		return 1000000000ULL;
 	return (uint64_t)((unsigned __int128)(__rdtsc() - m->t0_tsc) * 1000000000ULL / ns);

@@ -25,7 +25,6 @@
  *                     or 1: 997 Hz; 0: off; at most 100000): preload/samples.c.
  */
 #define _GNU_SOURCE
-#include <cpuid.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +36,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+#include "common/size.h"
 #include "preload/fxtp.h"
 #include "preload/wait.h"
 #include "preload/provider.h"
@@ -72,27 +73,6 @@ void fxtp_warn(const char *msg, const char *detail)
 }
 
 /* ---- options ---- */
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno || *s == '-')
-		return -1;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 static int parse_duration_ns(const char *s, uint64_t *out)
 {
@@ -143,12 +123,12 @@ static int read_options(void)
 
 	fxtp.buffer_size = DEFAULT_BUFFER;
 	if ((s = getenv("FXT_BUFFER_SIZE"))) {
-		if (parse_size(s, &v) < 0 || v < (1ULL << 20) || v > (64ULL << 30))
+		if (fxt_parse_size(s, &v) < 0 || v < (1ULL << 20) || v > (64ULL << 30))
 			return bad_option("FXT_BUFFER_SIZE", s, "expected a size from 1M to 64G, like 64M");
 		fxtp.buffer_size = v;
 	}
 	if ((s = getenv("FXT_MAX_DEPTH"))) {
-		if (parse_size(s, &v) < 0 || strpbrk(s, "kKmMgGbB") || v < 1 || v > (1ULL << 31))
+		if (fxt_parse_size(s, &v) < 0 || strpbrk(s, "kKmMgGbB") || v < 1 || v > (1ULL << 31))
 			return bad_option("FXT_MAX_DEPTH", s, "expected a whole number from 1 to 2147483648");
 		fxtp.max_depth = (uint32_t)v;
 	}
@@ -180,22 +160,6 @@ static int read_options(void)
 
 /* ---- clock ---- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int invariant_tsc(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
-		return 0;
-	__get_cpuid(0x80000007, &a, &b, &c, &d);
-	return (d >> 8) & 1;
-}
-
 /* A (ticks, ns) pair of the same instant: ticks is the midpoint of two reads around the clock
  * read, off by at most *width / 2 ticks; the narrowest of a few tries (a preempted try is
  * wide). Async-signal-safe. */
@@ -203,7 +167,7 @@ static void clock_pair(uint64_t *ticks, uint64_t *ns, uint64_t *width)
 {
 	*width = UINT64_MAX;
 	for (int i = 0; i < 8; i++) {
-		uint64_t a = fxtp_now(), n = mono_ns(), b = fxtp_now();
+		uint64_t a = fxtp_now(), n = fxt_mono_ns(), b = fxtp_now();
 		if (b - a < *width) {
 			*width = b - a;
 			*ticks = a + (b - a) / 2;
@@ -423,7 +387,7 @@ void fxtp_finish(int from_signal)
 	int saved = errno;
 	struct fxtp_thread *self = &fxtp_self;
 	/* Hooks already past their state check finish first (exits pop no more after it). */
-	for (uint64_t t0 = mono_ns(); mono_ns() - t0 < SETTLE_NS;)
+	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
 	uint64_t now = fxtp_now();
 	/* Threads still running write on after this; the archive leaves their later events out. */
@@ -476,12 +440,12 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		goto out;
 	snprintf(fxtp.prog, sizeof(fxtp.prog), "%s", program_invocation_short_name);
 	fxtp.parent_traced = fxtp.output_set && parent_is_traced();
-	fxtp.use_tsc = invariant_tsc();
+	fxtp.use_tsc = fxt_invariant_tsc();
 	clock_pair(&fxtp.t0_ticks, &fxtp.t0_ns, &fxtp_t0_width);
 	if (fxtp.min_ticks && fxtp.use_tsc) {
 		/* A short calibration (1 ms) converts FXT_MIN_DURATION into TSC ticks. */
 		uint64_t ns;
-		while ((ns = mono_ns()) - fxtp.t0_ns < 1000000)
+		while ((ns = fxt_mono_ns()) - fxtp.t0_ns < 1000000)
 			;
 		uint64_t tps = (uint64_t)((unsigned __int128)(fxtp_now() - fxtp.t0_ticks) *
 					  1000000000ULL / (ns - fxtp.t0_ns));

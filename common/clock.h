@@ -1,0 +1,29 @@
+/* Clocks shared by the preload and the manager: CLOCK_MONOTONIC in nanoseconds, and whether
+ * the CPU has an invariant TSC (then the preload timestamps with rdtsc and the manager can
+ * calibrate the same counter). Header-only, no state; safe in any thread. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_COMMON_CLOCK_H
+#define FXT_COMMON_CLOCK_H
+
+#include <cpuid.h>
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t fxt_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 when CPUID reports an invariant TSC (leaf 0x80000007, EDX bit 8). */
+static inline int fxt_invariant_tsc(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return 0;
+	__get_cpuid(0x80000007, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+}
+
+#endif
