@@ -40,6 +40,8 @@ static void summary(const struct fxt_validator *v, const struct fxt_reader *r)
 	printf("providers: %" PRIu64, s->providers);
 	if (s->dropped_providers)
 		printf(" (%" PRIu64 " reported dropped records)", s->dropped_providers);
+	if (s->dropped_records)
+		printf("\nrecords dropped: %" PRIu64, s->dropped_records);
 	printf("\nthreads: %" PRIu64 " (%" PRIu64 " thread records)\nstrings: %" PRIu64 "\n", s->threads,
 	       s->thread_records, s->strings);
 	if (s->events)

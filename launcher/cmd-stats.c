@@ -1,6 +1,6 @@
 /* `fxt stats FILE`: what an archive holds — records and bytes per record type, events per
  * event type, time span, per provider (records, bytes, events, drops from "buffer full"
- * provider event records) and per thread (events, name). One streaming pass; memory grows with
+ * provider event records, and the records fxtauto counted as dropped) and per thread (events, name). One streaming pass; memory grows with
  * providers and threads only. Exit 0, 1 bad input/usage, 2 unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -16,7 +16,7 @@
 struct prov {
 	struct ckey key; /* a = provider id */
 	struct fxt_sv name;
-	uint64_t records, bytes, events, drops;
+	uint64_t records, bytes, events, drops, dropped_records;
 };
 
 struct thr {
@@ -31,7 +31,7 @@ struct named {
 
 struct stats {
 	uint64_t records[16], bytes[16], events[16];
-	uint64_t first_ns, last_ns, drops;
+	uint64_t first_ns, last_ns, drops, dropped_records;
 	struct ctab provs, thrs, names;
 };
 
@@ -61,7 +61,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 {
 	struct stats *st = ctx;
 	struct prov *p = get(&st->provs, rec->provider_id, 0);
-	uint64_t bytes = rec->words * 8;
+	uint64_t bytes = rec->words * 8, lost;
 
 	if (!p)
 		return -ENOMEM;
@@ -82,6 +82,9 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 		if (!n)
 			return -ENOMEM;
 		n->name = rec->u.kobj.name;
+	} else if (rec->type == FXT_RT_EVENT && fxt_record_dropped(rec, &lost)) {
+		p->dropped_records += lost;
+		st->dropped_records += lost;
 	} else if (rec->type == FXT_RT_EVENT) {
 		uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts), end = ts;
 		struct thr *t = get(&st->thrs, rec->u.event.thread.pid, rec->u.event.thread.tid);
@@ -117,6 +120,7 @@ static void print(struct stats *st, const struct fxt_client_result *res)
 	if (st->last_ns >= st->first_ns && st->first_ns != UINT64_MAX)
 		printf("time span: %s\n", fxt_time_fmt(t, sizeof(t), st->last_ns - st->first_ns));
 	printf("drops: %" PRIu64 " buffer-full reports\n", st->drops);
+	printf("records dropped: %" PRIu64 "\n", st->dropped_records);
 	printf("\n%-20s %12s %14s\n", "record type", "records", "bytes");
 	for (int i = 0; i < 16; i++)
 		if (st->records[i])
@@ -126,13 +130,14 @@ static void print(struct stats *st, const struct fxt_client_result *res)
 	for (unsigned i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
 		if (st->events[i])
 			printf("%-20s %12" PRIu64 "\n", ev_names[i], st->events[i]);
-	printf("\n%10s %12s %14s %12s %8s  %s\n", "provider", "records", "bytes", "events",
-	       "drops", "name");
+	printf("\n%10s %12s %14s %12s %8s %12s  %s\n", "provider", "records", "bytes", "events",
+	       "drops", "dropped", "name");
 	for (uint32_t i = 0; i < st->provs.n; i++) {
 		struct prov *p = ctab_at(&st->provs, i);
-		printf("%10" PRIu64 " %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8" PRIu64 "  %.*s\n",
-		       p->key.a, p->records, p->bytes, p->events, p->drops, (int)p->name.len,
-		       p->name.s);
+		printf("%10" PRIu64 " %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8" PRIu64
+		       " %12" PRIu64 "  %.*s\n",
+		       p->key.a, p->records, p->bytes, p->events, p->drops, p->dropped_records,
+		       (int)p->name.len, p->name.s);
 	}
 	printf("\n%10s %10s %12s  %s\n", "pid", "tid", "events", "thread name");
 	for (uint32_t i = 0; i < st->thrs.n; i++) {

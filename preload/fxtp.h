@@ -112,7 +112,6 @@ struct fxtp_ctx {
 	int use_tsc;			/* invariant TSC present: ticks are TSC cycles, else ns */
 	uint64_t t0_ticks, t0_ns;	/* calibration start (CLOCK_MONOTONIC ns) */
 	char out_path[4096];		/* final archive path (absolute) */
-	char tmp_path[4096];		/* where it is written before rename */
 	char prog[256];			/* process name for its kernel object record */
 	/* options (init.c) */
 	size_t buffer_size;
@@ -172,10 +171,14 @@ void fxtp_warn(const char *msg, const char *detail);
 /* Sets up the buffer, output path and process record for pid (constructor and fork child).
  * Fails: -errno (tracing stays off). Not thread-safe. */
 int fxtp_open_buffer(void);
-/* Populates the buffer's pages (at most 1 GiB) once per buffer, at the first thread's setup,
- * so that the hot path never page-faults (with THP, a 64 MiB buffer takes a few ms).
+/* Populates the header and the start of the durable area once per buffer, at the first thread's
+ * setup (chunks are populated as the file grows: preload/grow.c).
  * Fails: silently (pages then fault in as used). Thread-safe. */
 void fxtp_buffer_warm(void);
+
+/* Stores the ticks-per-second measured so far in a standalone archive file, so a killed run's
+ * file carries a calibrated clock (`fxt recover`). Async-signal-safe. */
+void fxtp_refresh_tps(void);
 
 /* ---- stack.c ---- */
 /* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame

@@ -42,6 +42,8 @@
 #include "preload/wait.h"
 #include "preload/provider.h"
 #include "preload/sample.h"
+#include "preload/standalone.h"
+#include "writer/outfile.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
 
@@ -237,46 +239,21 @@ static void copy_strings(const struct fxt_buf *from)
 	}
 }
 
+/* Ticks of a stall worth recording as a tracer slice (about 10 us; the clock is not calibrated
+ * yet, so TSC ticks are taken for at most 2 GHz). */
+#define STALL_TICKS 20000ULL
+
 int fxtp_open_buffer(void)
 {
 	struct fxt_buf old = fxtp.buf;
 	void *old_map = fxtp.map;
-	size_t size = fxtp.buffer_size;
+	size_t old_size = fxtp.map_size, size = fxtp.buffer_size;
 	uint64_t durable = size / 8;
 	if (durable < (64u << 10))
 		durable = 64u << 10;
 	if (durable > (32u << 20))
 		durable = 32u << 20;
-
-	/* Under fxtrun: the session's shared buffer file, in its mode (preload/provider.c). */
-	void *m = NULL;
-	int rc = fxtp_provider_open(&fxtp.buf, &m, size, durable, FXT_BUF_DEFAULT_CHUNK);
-	if (rc < 0)
-		return rc;
 	fxtp.pid = getpid();
-	if (!m) {
-		/* Standalone, nobody else maps the buffer: private memory, so transparent huge pages
-		 * spare the hot path one page fault per 4 KiB of events (fxtrun hands a shared file). */
-		m = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (m == MAP_FAILED)
-			return -errno;
-		madvise(m, size, MADV_HUGEPAGE);
-		rc = fxt_buf_init(&fxtp.buf, m, size, durable, FXT_BUF_DEFAULT_CHUNK,
-				  FXT_BUF_ONESHOT, (uint64_t)fxtp.pid);
-		if (rc < 0) {
-			munmap(m, size);
-			return rc;
-		}
-	}
-	fxtp.map = m;
-	fxtp.map_size = size;
-	fxtp.warmed = 0;
-	fxtp.buf.hdr->start_ticks = fxtp_now();
-	if (old_map) {
-		copy_strings(&old);
-		munmap(old_map, size);
-	}
 
 	char def[64];
 	snprintf(def, sizeof(def), "fxtauto.%d.fxt", (int)fxtp.pid);
@@ -287,8 +264,30 @@ int fxtp_open_buffer(void)
 			 (int)fxtp.pid);
 	else
 		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%s", fxtp.output_opt);
-	snprintf(fxtp.tmp_path, sizeof(fxtp.tmp_path), "%.4000s.tmp", fxtp.out_path);
 
+	/* Under fxtrun: the session's shared buffer file, in its mode (preload/provider.c);
+	 * else the archive file itself, growing (preload/standalone.c). */
+	void *m = NULL;
+	int rc = fxtp_provider_open(&fxtp.buf, &m, size, durable, FXT_BUF_DEFAULT_CHUNK);
+	if (rc < 0)
+		return rc;
+	if (!m) {
+		/* The string area is reserved in the file: 1/32 of the size (2 MiB by default). */
+		rc = fxtp_standalone_open(&fxtp.buf, &m, &size, durable / 4, fxtp.out_path,
+					  fxtp.prog, fxtp.pid);
+		if (rc < 0)
+			return rc;
+	}
+	fxtp.map = m;
+	fxtp.map_size = size;
+	fxtp.warmed = 0;
+	fxtp.buf.now = fxtp_now;
+	fxtp.buf.stall_ticks = fxtp.use_tsc ? STALL_TICKS : STALL_TICKS / 2;
+	fxtp.buf.hdr->start_ticks = fxtp_now();
+	if (old_map) {
+		copy_strings(&old);
+		munmap(old_map, old_size);
+	}
 	fxtp_emit_kobj(FXT_OBJ_TYPE_PROCESS, (uint64_t)fxtp.pid, fxtp.prog,
 		       (uint32_t)strlen(fxtp.prog), 0);
 	return 0;
@@ -298,44 +297,6 @@ int fxtp_open_buffer(void)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 #define WARM_DURABLE (256u << 10) /* durable bytes populated at start (strings, threads) */
-#define WARM_STEP (512u << 10)	   /* chunk bytes populated per step, ahead of the writers */
-#define WARM_LONG (512u << 10)	   /* past this many chunk bytes the process is a long writer */
-#define WARM_MAX (1ULL << 30)	   /* a long writer gets this much populated at once */
-
-/* End (offset in the mapping) of the chunk bytes populated so far: grows by WARM_STEP. */
-static uint64_t warm_end;
-
-static void populate(uint64_t from, uint64_t to)
-{
-	int saved = errno;
-	if (to > fxtp.map_size)
-		to = fxtp.map_size;
-	if (to > from)	/* best effort: the pages fault on first write otherwise */
-		madvise((uint8_t *)fxtp.map + from, to - from, MADV_POPULATE_WRITE);
-	errno = saved;
-}
-
-/* fxt_buf.prepare (chunk slow path): populates the next WARM_STEP bytes of chunks once a writer
- * takes a chunk past the populated end, so events are written to populated pages without
- * paying for the whole buffer at start; past WARM_LONG bytes of chunks, the rest up to
- * WARM_MAX at once (what every process used to pay at start), so a long run's events never
- * fault. Chunks are taken in address order (a circular or streaming buffer comes back to
- * populated chunks). Async-signal-safe. */
-static void prepare_chunk(struct fxt_buf *b, const uint64_t *chunk)
-{
-	uint64_t need = (uint64_t)((const uint8_t *)chunk - b->base) + b->hdr->chunk_size;
-	uint64_t end = __atomic_load_n(&warm_end, __ATOMIC_RELAXED);
-	while (need > end) {
-		uint64_t to = need + WARM_STEP;
-		if (need - b->hdr->chunks_off > WARM_LONG && to < WARM_MAX)
-			to = WARM_MAX;
-		if (__atomic_compare_exchange_n(&warm_end, &end, to, 0, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED)) {
-			populate(end, to);
-			return;
-		}
-	}
-}
 
 void fxtp_buffer_warm(void)
 {
@@ -343,28 +304,22 @@ void fxtp_buffer_warm(void)
 		return;
 	const struct fxt_buf_hdr *h = fxtp.buf.hdr;
 	uint64_t durable = h->durable_size < WARM_DURABLE ? h->durable_size : WARM_DURABLE;
-	populate(0, h->durable_off + durable);
-	__atomic_store_n(&warm_end, h->chunks_off, __ATOMIC_RELAXED);
-	fxtp.buf.prepare = prepare_chunk;
+	int saved = errno;	/* best effort: the pages fault on first write otherwise */
+	madvise(fxtp.map, h->durable_off + durable, MADV_POPULATE_WRITE);
+	errno = saved;
+}
+
+void fxtp_refresh_tps(void)
+{
+	uint64_t ns, ticks, width;
+	clock_pair(&ticks, &ns, &width);
+	if (fxtp.use_tsc && ns - fxtp.t0_ns >= 1000000)
+		fxt_outfile_set_tps(&fxtp.buf,
+				    (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) *
+					       1000000000ULL / (ns - fxtp.t0_ns)));
 }
 
 /* ---- archive at exit ---- */
-
-static int emit_fd(void *ctx, const void *data, size_t len)
-{
-	int fd = *(int *)ctx;
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -(n < 0 ? errno : EIO);
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static struct fxt_chunk_w others_w; /* koid-inline closing events of other threads */
 
@@ -403,27 +358,10 @@ void fxtp_finish(int from_signal)
 	fxtp_threads_each(close_other, &now, !from_signal);
 	fxtp_spawn_flush(&others_w, now);
 	fxt_chunk_flush(&others_w);
-	fxtp.buf.hdr->ticks_per_second = ticks_per_second();
-	if (fxtp_provider_managed())
-		goto stopped;	/* fxtrun writes the archive from the shared buffer */
-
-	struct fxt_archive_info info = {
-		.with_magic = 1,
-		.provider_id = (uint32_t)fxtp.pid,
-		.provider_name = fxtp.prog,
-	};
-	int fd = open(fxtp.tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int rc = fd < 0 ? -errno : fxt_archive_write(&fxtp.buf, &info, emit_fd, &fd);
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(fxtp.tmp_path, fxtp.out_path) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		if (fd >= 0)
-			unlink(fxtp.tmp_path);
-		fxtp_warn("cannot write the archive", fxtp.out_path);
-	}
-stopped:
+	uint64_t tps = ticks_per_second();
+	fxtp.buf.hdr->ticks_per_second = tps;
+	if (!fxtp_provider_managed())	/* else fxtrun writes the archive from the buffer */
+		fxtp_standalone_finish(&fxtp.buf, now, tps, fxtp.out_path);
 	__atomic_store_n(&fxtp.buf.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
 	errno = saved;
 }

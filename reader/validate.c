@@ -371,6 +371,13 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
 		return 0;
 	}
 	sum->events++;
+	uint64_t lost;
+	if (fxt_record_dropped(rec, &lost)) {
+		sum->dropped_records += lost;
+		int added = idset_add(&v->dropped, rec->provider_id);
+		sum->dropped_providers = v->dropped.n;
+		return added < 0 ? added : 0;
+	}
 	struct vthread *t;
 	switch (rec->u.event.event_type) {
 	case FXT_ET_DURATION_BEGIN:
@@ -444,4 +451,23 @@ const struct fxt_read_error *fxt_validator_problem(const struct fxt_validator *v
 const struct fxt_validate_summary *fxt_validator_summary(const struct fxt_validator *v)
 {
 	return &v->sum;
+}
+
+static int sv_is(struct fxt_sv v, const char *s)
+{
+	size_t n = strlen(s);
+	return v.len == n && memcmp(v.s, s, n) == 0;
+}
+
+int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records)
+{
+	if (rec->type != FXT_RT_EVENT || rec->u.event.event_type != FXT_ET_INSTANT ||
+	    !sv_is(rec->u.event.category, "fxtauto") || !sv_is(rec->u.event.name, "records dropped"))
+		return 0;
+	for (unsigned i = 0; i < rec->nargs; i++)
+		if (sv_is(rec->args[i].name, "records") && rec->args[i].type == FXT_AT_UINT64) {
+			*records = rec->args[i].v.u64;
+			return 1;
+		}
+	return 0;
 }

@@ -13,12 +13,7 @@
 /* Words of the committed record at p[0] (at most `room`), or 0 when there is none. */
 static uint64_t record_words(const uint64_t *p, size_t room)
 {
-	uint64_t h = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	if (!h)
-		return 0;
-	uint64_t n = fxt_field_get(FXT_RECORD_TYPE, h) == FXT_RT_LARGE
-			     ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
-			     : fxt_field_get(FXT_RECORD_SIZE, h);
+	uint64_t n = fxt_record_words(__atomic_load_n(p, __ATOMIC_ACQUIRE));
 	return n <= room ? n : 0;
 }
 
@@ -30,8 +25,7 @@ size_t fxt_archive_valid_prefix(const uint64_t *p, size_t words)
 	return at * 8;
 }
 
-/* Whether the n-word record at p happened after cutoff (events and logs only). */
-static int after(const uint64_t *p, uint64_t n, uint64_t cutoff)
+int fxt_archive_after(const uint64_t *p, uint64_t n, uint64_t cutoff)
 {
 	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[0]);
 	if ((type != FXT_RT_EVENT && type != FXT_RT_LOG) || n < 2)
@@ -48,7 +42,7 @@ int fxt_archive_emit_records(const uint64_t *p, size_t words, uint64_t cutoff,
 	size_t run = 0, at = 0;
 	int rc;
 	for (uint64_t n; at < words && (n = record_words(p + at, words - at)); at += n) {
-		if (!cutoff || !after(p + at, n, cutoff))
+		if (!cutoff || !fxt_archive_after(p + at, n, cutoff))
 			continue;
 		if (at > run && (rc = emit(ctx, p + run, (at - run) * 8)) < 0)
 			return rc;

@@ -29,6 +29,10 @@ struct fxt_archive_info {
 int fxt_archive_emit_records(const uint64_t *p, size_t words, uint64_t cutoff,
 			     fxt_archive_emit_fn emit, void *ctx);
 
+/* Whether the n-word record at p happened after cutoff: an event or log record stamped later (a
+ * duration complete event counts by its end). Fails: never. Thread-safe. */
+int fxt_archive_after(const uint64_t *p, uint64_t n, uint64_t cutoff);
+
 /* Emits the archive of buffer b (records after hdr->stop_ticks left out, as above). Records are read with acquire loads, so a buffer still being
  * written yields a consistent prefix of each area. Words of malformed records are never emitted.
  * Fails: the first negative value returned by emit; -EINVAL for NULL arguments.

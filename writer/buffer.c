@@ -10,11 +10,19 @@
 int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_size,
 		 uint32_t chunk_size, enum fxt_buf_mode mode, uint64_t pid)
 {
+	return fxt_buf_init_at(b, mem, size, 0, durable_size, chunk_size, mode, pid);
+}
+
+int fxt_buf_init_at(struct fxt_buf *b, void *mem, size_t size, uint32_t hdr_off,
+		    uint64_t durable_size, uint32_t chunk_size, enum fxt_buf_mode mode,
+		    uint64_t pid)
+{
 	if (!b || !mem || ((uintptr_t)mem & 7) || chunk_size < FXT_BUF_MIN_CHUNK ||
-	    (chunk_size & 7))
+	    (chunk_size & 7) || (hdr_off & 63) ||
+	    hdr_off + sizeof(struct fxt_buf_hdr) > FXT_BUF_HDR_SIZE)
 		return -EINVAL;
-	if (mode > FXT_BUF_STREAMING)
-		return -EINVAL;	/* circular and streaming also need b->policy (fxtrun) */
+	if (mode > FXT_BUF_GROWING)
+		return -EINVAL;	/* circular, streaming and growing also need b->policy */
 	durable_size &= ~7ULL;
 	if (size < FXT_BUF_HDR_SIZE || durable_size < 64 ||
 	    durable_size > size - FXT_BUF_HDR_SIZE)
@@ -26,8 +34,9 @@ int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_siz
 	if (n > UINT32_MAX)
 		n = UINT32_MAX;
 
-	struct fxt_buf_hdr *h = mem;
+	struct fxt_buf_hdr *h = (struct fxt_buf_hdr *)((uint8_t *)mem + hdr_off);
 	memset(h, 0, sizeof(*h));
+	h->hdr_off = hdr_off;
 	h->version = FXT_BUF_VERSION;
 	h->mode = mode;
 	h->size = size;
@@ -39,10 +48,9 @@ int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_siz
 	h->pid = pid;
 	/* magic last: a manager polling the mapping sees a complete header or none. */
 	__atomic_store_n(&h->magic, FXT_BUF_MAGIC, __ATOMIC_RELEASE);
+	memset(b, 0, sizeof(*b));
 	b->hdr = h;
 	b->base = mem;
-	b->policy = NULL;
-	b->prepare = NULL;
 	return 0;
 }
 
@@ -52,19 +60,19 @@ int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size)
 		return -EINVAL;
 	const struct fxt_buf_hdr *h = mem;
 	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != FXT_BUF_MAGIC)
-		return -EINVAL;
+		return -EINVAL;	/* a manager attaches to buffers with the header first */
 	if (h->version != FXT_BUF_VERSION)
 		return -EPROTONOSUPPORT;
-	if (h->size > size || h->mode > FXT_BUF_STREAMING || h->durable_off != FXT_BUF_HDR_SIZE ||
+	if (h->size > size || h->mode > FXT_BUF_GROWING || h->hdr_off ||
+	    h->durable_off != FXT_BUF_HDR_SIZE ||
 	    (h->durable_size & 7) || h->durable_size > h->size - FXT_BUF_HDR_SIZE ||
 	    h->chunks_off != h->durable_off + h->durable_size || h->chunk_size < FXT_BUF_MIN_CHUNK ||
 	    (h->chunk_size & 7) ||
 	    (uint64_t)h->nchunks * h->chunk_size > h->size - h->chunks_off)
 		return -EINVAL;
+	memset(b, 0, sizeof(*b));
 	b->hdr = mem;
 	b->base = mem;
-	b->policy = NULL;
-	b->prepare = NULL;
 	return 0;
 }
 
@@ -77,6 +85,7 @@ uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words)
 		/* Leave durable_used past the end: every later reservation fails too, and a
 		 * reader bounds its walk by durable_size. */
 		atomic_store_explicit(&h->state, FXT_BUF_DURABLE_FULL, memory_order_release);
+		fxt_buf_drop_reason(b, FXT_DROP_DURABLE);
 		fxt_buf_count_drops(b, 1);
 		return NULL;
 	}
@@ -89,8 +98,10 @@ uint64_t *fxt_buf_chunk_take(struct fxt_buf *b)
 		return b->policy->take(b);	/* circular / streaming (preload/provider.c) */
 	struct fxt_buf_hdr *h = b->hdr;
 	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
-	if (seq >= h->nchunks)
-		return NULL;	/* oneshot: exhausted (circular/streaming are fxtrun's, later) */
+	if (seq >= h->nchunks) {
+		fxt_buf_drop_reason(b, FXT_DROP_FULL);
+		return NULL;	/* oneshot: exhausted */
+	}
 	uint64_t *c = (uint64_t *)(b->base + h->chunks_off + seq * h->chunk_size);
 	__atomic_store_n(&c[0], seq + 1, __ATOMIC_RELEASE);
 	return c;

@@ -15,7 +15,8 @@
 /*
  * Layout (all offsets from the start of the mapping, all little-endian, 8-byte aligned):
  *
- *   [0, 4096)                         struct fxt_buf_hdr (below), rest of the page zero
+ *   [0, 4096)                         struct fxt_buf_hdr (below) at hdr_off (0, or inside the
+ *                                     FXT prologue of a standalone archive file: writer/outfile.h)
  *   [durable_off, +durable_size)      DURABLE area: FXT records back to back (string, thread,
  *                                     kernel object records). Bytes [0, durable_used) are
  *                                     reserved; a record is complete once its header word is
@@ -29,7 +30,7 @@
  * sequence order (oneshot: sequence = index + 1).
  */
 #define FXT_BUF_MAGIC 0x3146554254584655ULL /* "UFXTBUF1" little-endian */
-#define FXT_BUF_VERSION 1u
+#define FXT_BUF_VERSION 2u
 #define FXT_BUF_HDR_SIZE 4096u
 #define FXT_BUF_MIN_CHUNK 256u		/* bytes; chunk sizes are multiples of 8 */
 #define FXT_BUF_DEFAULT_CHUNK 32768u
@@ -38,6 +39,19 @@ enum fxt_buf_mode {
 	FXT_BUF_ONESHOT = 0,	/* chunks run out: record no more, count drops */
 	FXT_BUF_CIRCULAR = 1,	/* reserved for fxtrun: reuse the oldest chunks */
 	FXT_BUF_STREAMING = 2,	/* reserved for fxtrun: two rolling halves saved by the manager */
+	FXT_BUF_GROWING = 3,	/* standalone: the mapping is the archive file itself, chunks
+				 * taken in file order from a file grown ahead of use
+				 * (writer/outfile.h); left chunks become FXT in place */
+};
+
+/* Why records were dropped (fxt_buf_hdr.drop_reasons, a bit set): the summary says which. */
+enum fxt_buf_drop_reason {
+	FXT_DROP_FULL = 1u << 0,	/* oneshot/growing: no chunk left in the buffer */
+	FXT_DROP_OVERFLOW = 1u << 1,	/* streaming --overflow drop: the save did not keep up */
+	FXT_DROP_NO_MANAGER = 1u << 2,	/* streaming: the manager did not answer in time */
+	FXT_DROP_NO_SPACE = 1u << 3,	/* the file system refused to grow the buffer (ENOSPC) */
+	FXT_DROP_DURABLE = 1u << 4,	/* the durable area (strings, threads) filled */
+	FXT_DROP_TOO_BIG = 1u << 5,	/* a record larger than a chunk */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */
@@ -79,6 +93,11 @@ struct fxt_buf_hdr {
 	_Atomic uint32_t state;		/* enum fxt_buf_state, release-stored */
 	uint32_t ppid;			/* 0, or the writer's parent pid, stored before sharing (a
 					 * manager may see a short process only after it was reaped) */
+	/* Bytes of the mapping backed by storage (fallocate), grown ahead of the chunks taken
+	 * (preload/grow.c); a chunk is handed out only once it lies below. release/acquire. */
+	_Atomic uint64_t backed;
+	_Atomic uint32_t drop_reasons;	/* enum fxt_buf_drop_reason bits, or-ed in */
+	uint32_t hdr_off;		/* offset of this header in the mapping */
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
@@ -86,9 +105,10 @@ _Static_assert(offsetof(struct fxt_buf_hdr, durable_used) % 64 == 0, "counters o
 
 struct fxt_buf;
 
-/* Chunk policy of the circular and streaming modes, supplied by fxtrun's provider code
- * (preload/provider.c): fxt_buf_chunk_take() delegates to take(), and a chunk writer hands each
- * chunk it leaves to release(). NULL (oneshot): the built-in one-pass policy. */
+/* Chunk policy of the circular, streaming and growing modes (preload/provider.c,
+ * writer/outfile.c): fxt_buf_chunk_take() delegates to take(), and a chunk writer hands each
+ * chunk it leaves to release(). NULL (oneshot): the built-in one-pass policy. take() may wait
+ * (streaming back-pressure); the chunk writer records that wait as a tracer stall. */
 struct fxt_buf_policy {
 	uint64_t *(*take)(struct fxt_buf *b);
 	void (*release)(struct fxt_buf *b, uint64_t *chunk);
@@ -103,6 +123,12 @@ struct fxt_buf {
 	 * path): the tracer populates the pages ahead there, so the per-event path never faults
 	 * and a short process does not populate the whole buffer at start. */
 	void (*prepare)(struct fxt_buf *b, const uint64_t *chunk);
+	/* NULL, or the writers' clock: a take or prepare longer than stall_ticks is written into
+	 * the new chunk as a duration of category "fxtauto" (the tracer's time, not the
+	 * program's). */
+	uint64_t (*now)(void);
+	uint64_t stall_ticks;
+	void *ctx;			/* the policy's process-local state */
 };
 
 /* Lays out a new buffer in mem (size bytes, zero-filled, 8-byte aligned): header, a durable area
@@ -112,6 +138,13 @@ struct fxt_buf {
  * size or mode). Not thread-safe: call before the buffer is shared. Async-signal-safe. */
 int fxt_buf_init(struct fxt_buf *b, void *mem, size_t size, uint64_t durable_size,
 		 uint32_t chunk_size, enum fxt_buf_mode mode, uint64_t pid);
+
+/* As fxt_buf_init(), with the header at hdr_off (8-aligned, 64 for its counters, the header
+ * within the first FXT_BUF_HDR_SIZE bytes): the bytes before it and after it in the first
+ * page are left as they are (a standalone archive file's FXT prologue). */
+int fxt_buf_init_at(struct fxt_buf *b, void *mem, size_t size, uint32_t hdr_off,
+		    uint64_t durable_size, uint32_t chunk_size, enum fxt_buf_mode mode,
+		    uint64_t pid);
 
 /* Attaches to a buffer laid out by fxt_buf_init() (possibly in another process): checks magic,
  * version and that every area lies inside size bytes.
@@ -133,6 +166,21 @@ uint64_t *fxt_buf_chunk_take(struct fxt_buf *b);
 
 /* Adds n to the dropped-records counter. Thread-safe, async-signal-safe. */
 void fxt_buf_count_drops(struct fxt_buf *b, uint64_t n);
+
+/* Notes why records are being dropped (enum fxt_buf_drop_reason). Thread-safe, async-signal-
+ * safe. */
+static inline void fxt_buf_drop_reason(struct fxt_buf *b, uint32_t reason)
+{
+	__atomic_fetch_or(&b->hdr->drop_reasons, reason, __ATOMIC_RELAXED);
+}
+
+/* Chunks that may hold records: the chunk counter bounded by nchunks (chunks past it were never
+ * taken, and a reader must not touch their pages: they may not be backed). Thread-safe. */
+static inline uint32_t fxt_buf_slots_used(const struct fxt_buf *b)
+{
+	uint64_t n = __atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE);
+	return n < b->hdr->nchunks ? (uint32_t)n : b->hdr->nchunks;
+}
 
 /* Chunk i in [0, nchunks) (for readers): its first word. Thread-safe. */
 static inline const uint64_t *fxt_buf_chunk(const struct fxt_buf *b, uint32_t i)

@@ -184,6 +184,25 @@ static inline void fxt_complete3_write(uint64_t *dst, uint64_t hdr, uint64_t sta
 	__atomic_store_n(dst, hdr, __ATOMIC_RELEASE);
 }
 
+/* Words of the record whose header is h (normal or large record header); 0 for a zero word.
+ * Fails: never. Thread-safe. */
+static inline uint64_t fxt_record_words(uint64_t h)
+{
+	return fxt_field_get(FXT_RECORD_TYPE, h) == FXT_RT_LARGE
+		       ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
+		       : fxt_field_get(FXT_RECORD_SIZE, h);
+}
+
+/* trace-format.md#blob-record used as padding: a raw-data blob with the empty name whose payload
+ * is the (words - 1) * 8 bytes that follow, whatever they hold; readers skip it (Perfetto keeps
+ * only blobs of type Perfetto). Pads a hole in a stream of records in place. */
+static inline uint64_t fxt_padding_hdr(uint32_t words /* in [2,4095] */)
+{
+	return fxt_record_hdr(FXT_RT_BLOB, words) |
+	       fxt_field_prep(FXT_BLOB_SIZE, (uint64_t)(words - 1) * 8) |
+	       fxt_field_prep(FXT_BLOB_TYPE, FXT_BT_DATA);
+}
+
 /* ---- metadata records (trace-format.md#metadata-record) ---- */
 
 /* trace-format.md#magic-number-record: 1 word, 10 00 04 46 78 54 16 00 in memory. */

@@ -180,6 +180,11 @@ struct fxt_sv fxt_reader_provider_name(const struct fxt_reader *r, uint32_t prov
  * (1 tick = 1 ns when there is none, as the spec says). */
 uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
 
+/* Whether rec is fxtauto's count of dropped records (an instant event of category "fxtauto"
+ * named "records dropped", written once per provider that dropped records, beside its "buffer
+ * full" provider event): 1 and *records set, else 0. Fails: never. Thread-safe. */
+int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records);
+
 /* ---- Semantic validation (reader/validate.c) ----
  * The rules that span records, fed one decoded record at a time in archive order: the magic
  * number record first; duration begin/end balanced per thread, each end at or after its begin;
@@ -202,6 +207,7 @@ struct fxt_validate_summary {
 	uint64_t strings;	/* string records */
 	uint64_t thread_records;
 	uint64_t dropped_providers;	/* providers that reported dropped records (buffer full) */
+	uint64_t dropped_records;	/* records they said they dropped (fxt_record_dropped()) */
 };
 
 /* Returns 0 or -ENOMEM. */

@@ -23,8 +23,8 @@ setup() {
 
 @test "per provider: name, events and the buffer-full drop report" {
 	run "$FXT" stats t.fxt
-	grep -qE '^ +1 +[0-9]+ +[0-9]+ +29 +1  gen-a$' <<<"$output"
-	grep -qE '^ +2 +[0-9]+ +[0-9]+ +3 +0  gen-b$' <<<"$output"
+	grep -qE '^ +1 +[0-9]+ +[0-9]+ +29 +1 +0  gen-a$' <<<"$output"
+	grep -qE '^ +2 +[0-9]+ +[0-9]+ +3 +0 +0  gen-b$' <<<"$output"
 	grep -q '^drops: 1 buffer-full reports' <<<"$output"
 }
 

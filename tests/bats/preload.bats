@@ -83,16 +83,35 @@ bad_setting() {
 	[ "$n" -lt 100000 ]
 }
 
-@test "a full buffer drops calls, says so in the archive, and the program runs on" {
+@test "a small FXT_BUFFER_SIZE is no wall without fxtrun: every call is kept" {
 	plain=$("$PROGS/s-deep")
 	run --separate-stderr env FXT_OUTPUT=small.fxt FXT_BUFFER_SIZE=1M \
 		LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$plain" ]
+	[ -z "$stderr" ]
 	"$FXT" check small.fxt
-	run "$FXT_CALLS" small.fxt
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"dropped records"* ]]
+	run "$FXT_CALLS" -f small.fxt
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'func\t100000\trecurse'* ]]
+}
+
+@test "a file size limit drops calls, counts them on stderr and in the archive, program runs on" {
+	plain=$("$PROGS/s-deep")
+	# 3 MiB (ulimit -f counts KiB; 2 MiB of it is the string area): the archive stops growing there; no SIGXFSZ for the program
+	run --separate-stderr bash -c 'ulimit -f 3072; exec env FXT_OUTPUT=lim.fxt \
+		LD_PRELOAD="$0" "$1"' "$FXTAUTO" "$PROGS/s-deep"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$plain" ]
+	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(no\ space\ left\ to\ grow\ the\ buffer\) ]]
+	dropped=${BASH_REMATCH[1]}
+	[ "$(stat -c %s lim.fxt)" -le $((3072 * 1024)) ]
+	"$FXT" check lim.fxt
+	run "$FXT" stats lim.fxt
+	[[ "$output" == *"records dropped: $dropped"* ]]
+	# every call is recorded or counted as dropped (each call is one record)
+	recorded=$("$FXT" report lim.fxt | awk '$NF == "recurse" || $NF == "main" { n += $1 } END { print n }')
+	[ $((recorded + dropped)) -eq 100001 ]
 }
 
 @test "a bad FXT_BUFFER_SIZE: one line on stderr, tracing off, program unchanged" {

@@ -1,0 +1,160 @@
+/* Backing the buffer as it is used: the buffer file (fxtrun's session file or the standalone
+ * archive file) is reserved with fallocate a step ahead of the chunks taken, so a large buffer
+ * costs what is written, not what is reserved, and a full file system refuses a chunk (counted
+ * as dropped records) instead of killing the program with SIGBUS. The step's pages are then
+ * populated (MADV_POPULATE_WRITE) so the hot path does not fault; a chunk taker that has to wait
+ * for this is recorded as a tracer stall by the chunk writer. One grower at a time (a flag taken
+ * by atomic exchange); the others wait only when the chunk they took is not backed yet.
+ * Async-signal-safe (syscalls only); runs under the tracer guard. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "preload/grow.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/fxtp.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+#define GROW_STEP (2u << 20)	/* bytes backed (and populated) per step */
+#define FD_MIN 64		/* keep the program's own fd numbers as they would be untraced */
+
+static struct {
+	int fd;			/* the buffer file, -1: none (anonymous memory) */
+	ino_t ino;		/* its inode: the program may close our fd and reuse the number */
+	int extends;		/* fallocate extends the file (standalone); else its size is set */
+	int err;		/* sticky: the file system refused once */
+	int lock;		/* 1 while one thread grows */
+	char path[4200];	/* to reopen it if the program closed our descriptor */
+} grow = { .fd = -1 };
+
+int fxtp_grow_attach(int fd, const char *path, int extends)
+{
+	fxtp_grow_detach();
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_MIN);
+	struct stat st;
+	if (high < 0 || fstat(high, &st) < 0) {
+		if (high >= 0)
+			close(high);
+		return -errno;
+	}
+	grow.fd = high;
+	grow.ino = st.st_ino;
+	grow.extends = extends;
+	grow.err = 0;
+	grow.lock = 0;
+	snprintf(grow.path, sizeof(grow.path), "%s", path);
+	return 0;
+}
+
+void fxtp_grow_detach(void)
+{
+	if (grow.fd >= 0)
+		close(grow.fd);
+	grow.fd = -1;
+	grow.err = 0;
+}
+
+int fxtp_grow_fd(void)
+{
+	struct stat st;
+	if (grow.fd >= 0 && fstat(grow.fd, &st) == 0 && st.st_ino == grow.ino)
+		return grow.fd;
+	/* The program closed (and maybe reused) our descriptor: reopen the file we made. */
+	int fd = open(grow.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_ino != grow.ino) {
+		close(fd);
+		return -1;
+	}
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_MIN);
+	close(fd);
+	grow.fd = high;
+	return high;
+}
+
+/* Reserves [from, to) of the file. 0 or -errno. */
+static int reserve(uint64_t from, uint64_t to)
+{
+	int fd = fxtp_grow_fd();
+	if (fd < 0)
+		return -EBADF;
+	/* Past RLIMIT_FSIZE the kernel would send the program SIGXFSZ: refuse the step instead. */
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+	    to > (uint64_t)lim.rlim_cur)
+		return -EFBIG;
+	int rc;
+	do
+		rc = fallocate(fd, 0, (off_t)from, (off_t)(to - from));
+	while (rc < 0 && errno == EINTR);
+	if (rc == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	/* No fallocate here (some file systems): the size alone, pages allocated as written. */
+	struct stat st;
+	if (!grow.extends || (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= to))
+		return 0;
+	return ftruncate(fd, (off_t)to) < 0 ? -errno : 0;
+}
+
+int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	if (end > h->size)
+		return -ENOSPC;
+	/* Grow a step early, so that takers seldom wait: the step is reserved and populated
+	 * before it is published, and a chunk below `backed` is never populated again once its
+	 * writer gave its pages back (standalone.c). */
+	for (;;) {
+		uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
+		if (end + GROW_STEP <= backed || backed >= h->size)
+			return end <= backed ? 0 : -ENOSPC;
+		if (!__atomic_exchange_n(&grow.lock, 1, __ATOMIC_ACQUIRE))
+			break;
+		if (end <= backed)
+			return 0;	/* another thread grows ahead; this chunk is backed */
+		if (__atomic_load_n(&grow.err, __ATOMIC_RELAXED))
+			return grow.err;
+		__builtin_ia32_pause();
+	}
+	int saved = errno, rc = grow.err;
+	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_RELAXED);
+	uint64_t to = (end > backed ? end : backed) + GROW_STEP;
+	if (to > h->size)
+		to = h->size;
+	if (!rc && to > backed && end + GROW_STEP > backed) {
+		rc = reserve(backed, to);
+		if (rc < 0 && end > backed && end < to) {
+			to = end;	/* near a limit: the one chunk asked for may still fit */
+			rc = reserve(backed, to);
+		}
+		if (rc < 0) {
+			grow.err = rc;
+		} else {
+			/* best effort: the pages fault on first write otherwise */
+			madvise(b->base + backed, to - backed, MADV_POPULATE_WRITE);
+			__atomic_store_n(&h->backed, to, __ATOMIC_RELEASE);
+		}
+	}
+	__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
+	if (!rc && b->ctx && h->mode == FXT_BUF_GROWING)
+		fxtp_refresh_tps();
+	errno = saved;
+	return end <= __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE) ? 0 : rc ? rc : -ENOSPC;
+}
+
+int fxtp_grow_initial(uint64_t end)
+{
+	return reserve(0, end);
+}

@@ -1,0 +1,33 @@
+/* Backing the buffer file as it is used (preload/grow.c): fallocate a step ahead of the chunks
+ * taken, populate the step's pages, and refuse a chunk (-ENOSPC...) when the file system is
+ * full. One buffer file per process. Called with the tracer guard held; async-signal-safe. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_GROW_H
+#define FXT_PRELOAD_GROW_H
+
+#include <stdint.h>
+
+#include "writer/buffer.h"
+
+/* Keeps a descriptor of the buffer file (duplicated at 64 or above, close-on-exec; fd stays the
+ * caller's) and its path (to reopen it if the program closes ours). extends: fallocate extends
+ * the file (the standalone archive file); else the file's size is already the buffer's.
+ * Fails: -errno. Not thread-safe: setup only. */
+int fxtp_grow_attach(int fd, const char *path, int extends);
+
+/* Forgets the file (closes our descriptor): a fork child, or the end. Not thread-safe. */
+void fxtp_grow_detach(void);
+
+/* Our descriptor of the buffer file (reopened if the program closed it), or -1. */
+int fxtp_grow_fd(void);
+
+/* Makes bytes [0, end) of b's mapping backed by the file, growing by a step ahead (fxt_outfile
+ * .back, and the session policies before they hand out a chunk). Fails: -ENOSPC or -errno
+ * (sticky: later calls fail too). Thread-safe; async-signal-safe. */
+int fxtp_grow_back(struct fxt_buf *b, uint64_t end);
+
+/* Reserves [0, end) of the file at setup (header and durable area), before the buffer is laid
+ * out; the caller then stores end in the header's `backed`. Fails: -errno. Not thread-safe. */
+int fxtp_grow_initial(uint64_t end);
+
+#endif

@@ -1,0 +1,142 @@
+/* The standalone archive file (see standalone.h and writer/outfile.h): created with O_EXCL and
+ * O_NOFOLLOW so a planted link is never followed, mapped shared over a large window of address
+ * space, grown by preload/grow.c as chunks are taken; each chunk a writer leaves becomes plain
+ * FXT at once and its pages leave the process (MADV_DONTNEED: they stay in the page cache and
+ * reach the disk), so memory stays bounded however long the run. At exit the file is finished
+ * in place and renamed: no copy. Invariant: the mapping is never unmapped while the process
+ * runs (threads still running after the exit flush may write into their chunks). */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "preload/standalone.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "preload/fxtp.h"
+#include "preload/grow.h"
+#include "writer/outfile.h"
+
+#define WINDOW_MAX (1ULL << 40)	/* address space mapped for the file: 1 TiB */
+#define WINDOW_MIN (64ULL << 20)
+
+static struct fxt_outfile outfile;
+static char part_path[4200];
+
+/* The growing policy with the chunk's pages given back once it is finished. */
+static void release(struct fxt_buf *b, uint64_t *c)
+{
+	int saved = errno;
+	fxt_outfile_release(b, c);
+	madvise(c, b->hdr->chunk_size, MADV_DONTNEED);
+	errno = saved;
+}
+
+static const struct fxt_buf_policy policy = { fxt_outfile_take, release };
+
+static int create(const char *out_path)
+{
+	snprintf(part_path, sizeof(part_path), "%.4090s.part", out_path);
+	int fd = open(part_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0 || errno != EEXIST)
+		return fd < 0 ? -errno : fd;
+	/* Left by an earlier run (or planted): a fresh name, never someone else's file. */
+	snprintf(part_path, sizeof(part_path), "%.4080s.XXXXXX.part", out_path);
+	fd = mkostemps(part_path, 5, O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64_t durable,
+			 const char *out_path, const char *name, pid_t pid)
+{
+	int fd = create(out_path);
+	if (fd < 0)
+		return fd;
+	uint64_t window = WINDOW_MAX;
+	void *m = MAP_FAILED;
+	for (; window >= WINDOW_MIN && m == MAP_FAILED; window /= 2)
+		m = mmap(NULL, window, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	window *= 2;
+	int rc = m == MAP_FAILED ? -errno : fxtp_grow_attach(fd, part_path, 1);
+	if (!rc)
+		rc = fxtp_grow_initial(FXT_BUF_HDR_SIZE + durable);
+	if (!rc)
+		rc = fxt_outfile_init(b, &outfile, m, window, durable, FXT_BUF_DEFAULT_CHUNK,
+				      (uint64_t)pid, name, 0);
+	close(fd);
+	if (rc < 0) {
+		if (m != MAP_FAILED)
+			munmap(m, window);
+		fxtp_grow_detach();
+		unlink(part_path);
+		return rc;
+	}
+	b->hdr->backed = FXT_BUF_HDR_SIZE + durable;
+	b->policy = &policy;
+	outfile.back = fxtp_grow_back;
+	*map = m;
+	*map_size = window;
+	return 0;
+}
+
+/* Writes the one-line drop report: "fxtauto: N records dropped (why); trace in PATH". */
+static void report_drops(const struct fxt_buf *b, const char *path)
+{
+	uint64_t n = __atomic_load_n(&b->hdr->dropped, __ATOMIC_RELAXED);
+	if (!n)
+		return;
+	char num[24], why[160], line[512];
+	int k = (int)sizeof(num) - 1;
+	num[k] = 0;
+	do
+		num[--k] = (char)('0' + n % 10);
+	while ((n /= 10) && k);
+	fxt_drop_reasons_str(__atomic_load_n(&b->hdr->drop_reasons, __ATOMIC_RELAXED), why,
+			     sizeof(why));
+	size_t at = 0;
+	const char *parts[] = { num + k, " records dropped (", why, "); the trace in ", path,
+				" holds the rest" };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t l = strnlen(parts[i], sizeof(line) - 1 - at);
+		memcpy(line + at, parts[i], l);
+		at += l;
+	}
+	line[at] = 0;
+	fxtp_warn(line, NULL);
+}
+
+void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_per_second,
+			    const char *out_path)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	__atomic_store_n(&outfile.stopped, 1, __ATOMIC_RELEASE);
+	fxt_outfile_set_tps(b, ticks_per_second);
+	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
+	uint64_t chunks = backed > h->chunks_off ? (backed - h->chunks_off) / h->chunk_size : 0;
+	uint64_t taken = fxt_buf_slots_used(b);
+	if (chunks > taken)
+		chunks = taken;
+	/* The drop count goes into the durable area, which is always backed: a full disk that
+	 * made records drop has no room for a trailer. */
+	uint64_t trailer[FXT_OUTFILE_TRAILER_WORDS];
+	uint32_t n = fxt_outfile_trailer(b, outfile.provider_id, cutoff, trailer);
+	uint64_t *at = n ? fxt_buf_durable_reserve(b, n) : NULL;
+	if (at) {
+		memcpy(at + 1, trailer + 1, (n - 1) * 8);
+		__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
+	}
+	uint64_t end = fxt_outfile_finish(b, chunks, cutoff, 1);
+	int fd = fxtp_grow_fd();
+	if (fd < 0 || ftruncate(fd, (off_t)end) < 0 || rename(part_path, out_path) < 0) {
+		char why[64];
+		snprintf(why, sizeof(why), "%s", strerror(fd < 0 ? EBADF : errno));
+		fxtp_warn("cannot finish the archive (run `fxt recover` on it)", part_path);
+		fxtp_warn("cause", why);
+		return;
+	}
+	report_drops(b, out_path);
+}

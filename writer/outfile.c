@@ -1,0 +1,295 @@
+/* The standalone archive file (writer/outfile.h): its prologue, the growing chunk policy (chunks
+ * in file order, each backed before it is handed out), finishing chunks into plain FXT in place,
+ * and finishing or recovering a whole file. Memory work only: async-signal-safe, no malloc. */
+/* SPDX-License-Identifier: MIT */
+#include "writer/outfile.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "writer/archive.h"
+#include "writer/fields.h"
+#include "writer/records.h"
+
+#define BLOB_NAME "fxt-buffer"
+
+static uint64_t section_word(uint32_t provider_id)
+{
+	uint64_t w;
+	fxt_provider_section_write(&w, provider_id);
+	return w;
+}
+
+static uint64_t *chunk_at(const struct fxt_buf *b, uint64_t i)
+{
+	return (uint64_t *)(b->base + b->hdr->chunks_off + i * b->hdr->chunk_size);
+}
+
+void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust)
+{
+	uint64_t one = section_word(provider_id);
+	while (n) {
+		size_t k = robust || n == 1 ? 1 : n > 4095 ? 4095 : n;
+		/* The header is stored last (release): a reader never sees a padding header
+		 * whose words are not yet its own. */
+		__atomic_store_n(p, k == 1 ? one : fxt_padding_hdr((uint32_t)k), __ATOMIC_RELEASE);
+		p += k;
+		n -= k;
+	}
+}
+
+void fxt_outfile_finish_chunk(const struct fxt_buf *b, uint64_t *c, uint64_t cutoff, int robust)
+{
+	const struct fxt_outfile *o = b->ctx;
+	size_t words = b->hdr->chunk_size / 8, at = 1;
+	while (at < words) {
+		uint64_t h = __atomic_load_n(&c[at], __ATOMIC_ACQUIRE);
+		uint64_t n = fxt_record_words(h);
+		if (!h || !n || n > words - at)
+			break;
+		if (cutoff && fxt_archive_after(c + at, n, cutoff))
+			fxt_outfile_pad(c + at, n, o->provider_id, 1);
+		at += n;
+	}
+	fxt_outfile_pad(c + at, words - at, o->provider_id, robust);
+	__atomic_store_n(&c[0], section_word(o->provider_id), __ATOMIC_RELEASE);
+}
+
+/* ---- the growing policy ---- */
+
+uint64_t *fxt_outfile_take(struct fxt_buf *b)
+{
+	struct fxt_outfile *o = b->ctx;
+	struct fxt_buf_hdr *h = b->hdr;
+	if (__atomic_load_n(&o->stopped, __ATOMIC_ACQUIRE))
+		return NULL;
+	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
+	if (seq >= h->nchunks) {
+		fxt_buf_drop_reason(b, FXT_DROP_FULL);
+		return NULL;
+	}
+	if (o->back(b, h->chunks_off + (seq + 1) * h->chunk_size) < 0) {
+		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+		return NULL;
+	}
+	uint64_t *c = chunk_at(b, seq);
+	__atomic_store_n(&c[0], FXT_OUTFILE_OPEN | (seq + 1), __ATOMIC_RELEASE);
+	return c;
+}
+
+void fxt_outfile_release(struct fxt_buf *b, uint64_t *c)
+{
+	fxt_outfile_finish_chunk(b, c, 0, 0);
+}
+
+static const struct fxt_buf_policy grow_policy = { fxt_outfile_take, fxt_outfile_release };
+
+/* ---- the prologue ---- */
+
+int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size,
+		     uint64_t durable_size, uint32_t chunk_size, uint64_t pid, const char *name,
+		     uint64_t ticks_per_second)
+{
+	uint64_t *w = mem;
+	size_t at = 0;
+	uint32_t len = (uint32_t)strnlen(name ? name : "", FXT_OUTFILE_MAX_NAME);
+	o->provider_id = (uint32_t)pid;
+	o->stopped = 0;
+	at += (size_t)fxt_magic_write(w + at);
+	at += (size_t)fxt_provider_info_write(w + at, o->provider_id, name ? name : "", len);
+	at += (size_t)fxt_provider_section_write(w + at, o->provider_id);
+	o->init_off = (uint32_t)(at + 1) * 8;
+	at += (size_t)fxt_init_write(w + at, ticks_per_second ? ticks_per_second : 1000000000ULL);
+	/* The blob fills the rest of the page; its payload holds the buffer header. */
+	size_t blob = FXT_BUF_HDR_SIZE / 8 - at;
+	struct fxt_str nm = fxt_str_inl(BLOB_NAME, sizeof(BLOB_NAME) - 1);
+	size_t payload_at = at + 1 + fxt_str_words(&nm);
+	if (payload_at * 8 > FXT_OUTFILE_HDR_OFF)
+		return -EINVAL;
+	int rc = fxt_buf_init_at(b, mem, size, FXT_OUTFILE_HDR_OFF, durable_size, chunk_size,
+				 FXT_BUF_GROWING, pid);
+	if (rc < 0)
+		return rc;
+	memcpy(w + at + 1, BLOB_NAME, sizeof(BLOB_NAME) - 1);
+	__atomic_store_n(&w[at], fxt_record_hdr(FXT_RT_BLOB, (uint32_t)blob) |
+					 fxt_field_prep(FXT_BLOB_NAME_REF, fxt_str_ref(&nm)) |
+					 fxt_field_prep(FXT_BLOB_SIZE, (blob - 1 - fxt_str_words(&nm)) * 8) |
+					 fxt_field_prep(FXT_BLOB_TYPE, FXT_BT_DATA),
+			 __ATOMIC_RELEASE);
+	b->hdr->ticks_per_second = ticks_per_second;
+	b->policy = &grow_policy;
+	b->ctx = o;
+	return 0;
+}
+
+void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second)
+{
+	const struct fxt_outfile *o = b->ctx;
+	__atomic_store_n((uint64_t *)(b->base + o->init_off), ticks_per_second, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->hdr->ticks_per_second, ticks_per_second, __ATOMIC_RELAXED);
+}
+
+/* ---- finishing ---- */
+
+/* The durable area up to the first hole, then (a killed writer may have left a reservation
+ * unwritten between committed records) hole words padded one by one and only durable record
+ * types kept after a hole; the rest padding. robust: the first words of the tail are one-word
+ * padding, for a record committed late. */
+static void finish_durable(struct fxt_buf *b, int robust)
+{
+	const struct fxt_buf_hdr *h = b->hdr;
+	const struct fxt_outfile *o = b->ctx;
+	uint64_t *d = (uint64_t *)(b->base + h->durable_off);
+	size_t words = h->durable_size / 8, at = 0;
+	uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
+	size_t used_words = used / 8 < words ? used / 8 : words;
+	int hole = 0;
+	while (at < used_words) {
+		uint64_t hw = __atomic_load_n(&d[at], __ATOMIC_ACQUIRE);
+		uint64_t n = fxt_record_words(hw);
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
+		int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
+				   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
+		if (hw && n && n <= words - at && (!hole || durable_type)) {
+			at += n;
+			continue;
+		}
+		hole = 1;
+		fxt_outfile_pad(d + at, 1, o->provider_id, 1);
+		at++;
+	}
+	size_t tail = words - at, careful = robust ? (tail < 4096 ? tail : 4096) : 0;
+	fxt_outfile_pad(d + at, careful, o->provider_id, 1);
+	fxt_outfile_pad(d + at + careful, tail - careful, o->provider_id, 0);
+}
+
+uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust)
+{
+	const struct fxt_buf_hdr *h = b->hdr;
+	const struct fxt_outfile *o = b->ctx;
+	uint64_t done = section_word(o->provider_id);
+	finish_durable(b, robust);
+	if (chunks > h->nchunks)
+		chunks = h->nchunks;
+	for (uint64_t i = 0; i < chunks; i++) {
+		uint64_t *c = chunk_at(b, i);
+		if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != done)
+			fxt_outfile_finish_chunk(b, c, cutoff, robust);
+	}
+	return h->chunks_off + chunks * h->chunk_size;
+}
+
+int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+			    uint64_t records, uint32_t reasons)
+{
+	char why[160];
+	fxt_drop_reasons_str(reasons, why, sizeof(why));
+	struct fxt_warg args[2] = {
+		fxt_arg_uint64(fxt_str_inl("records", 7), records),
+		fxt_arg_string(fxt_str_inl("reason", 6), fxt_str_inl(why, (uint32_t)strlen(why))),
+	};
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
+					    fxt_str_inl("records dropped", 15), ts);
+	e.args = args;
+	e.nargs = 2;
+	if (fxt_event_words(&e) > dst_words)
+		return -EINVAL;
+	return fxt_event_write(dst, &e);
+}
+
+uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint64_t ts,
+			     uint64_t *dst)
+{
+	const struct fxt_buf_hdr *h = b->hdr;
+	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
+	if (!dropped)
+		return 0;
+	int n = fxt_provider_event_write(dst, provider_id, FXT_PE_BUFFER_OVERFLOW);
+	int m = fxt_dropped_event_write(dst + n, FXT_OUTFILE_TRAILER_WORDS - (size_t)n, h->pid, ts,
+					dropped, __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED));
+	return (uint32_t)(n + (m > 0 ? m : 0));
+}
+
+/* Appends s to buf (n bytes used of size), cut to fit. */
+static size_t append(char *buf, size_t n, size_t size, const char *s)
+{
+	size_t k = strlen(s);
+	if (k > size - 1 - n)
+		k = size - 1 - n;
+	memcpy(buf + n, s, k);
+	buf[n + k] = 0;
+	return n + k;
+}
+
+void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		"buffer full", "saving did not keep up (--overflow drop)",
+		"the trace manager did not answer", "no space left to grow the buffer",
+		"string table full", "record larger than a chunk",
+	};
+	size_t n = 0;
+	if (!size)
+		return;
+	buf[0] = 0;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (reasons & (1u << i))
+			n = append(buf, append(buf, n, size, n ? ", " : ""), size, names[i]);
+	if (!n)
+		append(buf, 0, size, "unknown");
+}
+
+/* ---- attaching to a file ---- */
+
+int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size)
+{
+	const uint64_t *w = mem;
+	if (size < FXT_BUF_HDR_SIZE || ((uintptr_t)mem & 63))
+		return -EINVAL;
+	uint64_t magic;
+	fxt_magic_write(&magic);
+	if (w[0] != magic)
+		return -EINVAL;
+	/* magic, provider info, section, initialization, then the blob holding the header */
+	size_t at = 1;
+	uint32_t id = 0;
+	for (int i = 0; i < 4 && at < FXT_BUF_HDR_SIZE / 8; i++) {
+		uint64_t h = w[at], n = fxt_record_words(h);
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
+		if (!n || at + n > FXT_BUF_HDR_SIZE / 8)
+			return -EINVAL;
+		if (i == 0 && (type != FXT_RT_METADATA ||
+			       fxt_field_get(FXT_META_TYPE, h) != FXT_MT_PROVIDER_INFO))
+			return -EINVAL;
+		if (i == 0)
+			id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
+		if (i == 2 && type != FXT_RT_INITIALIZATION)
+			return -EINVAL;
+		if (i == 2)
+			o->init_off = (uint32_t)(at + 1) * 8;
+		if (i == 3 && (type != FXT_RT_BLOB || (at + n) * 8 != FXT_BUF_HDR_SIZE))
+			return -EINVAL;
+		at += n;
+	}
+	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)mem +
+								   FXT_OUTFILE_HDR_OFF);
+	if (h->magic != FXT_BUF_MAGIC)
+		return -EINVAL;
+	if (h->version != FXT_BUF_VERSION)
+		return -EPROTONOSUPPORT;
+	if (h->mode != FXT_BUF_GROWING || h->hdr_off != FXT_OUTFILE_HDR_OFF ||
+	    h->durable_off != FXT_BUF_HDR_SIZE || (h->durable_size & 7) ||
+	    h->durable_size > size - FXT_BUF_HDR_SIZE ||
+	    h->chunks_off != h->durable_off + h->durable_size ||
+	    h->chunk_size < FXT_BUF_MIN_CHUNK || (h->chunk_size & 7) || h->chunk_size > (1u << 20))
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	b->hdr = (struct fxt_buf_hdr *)h;
+	b->base = mem;
+	b->policy = &grow_policy;
+	b->ctx = o;
+	o->provider_id = id;
+	o->stopped = 1;
+	o->back = NULL;
+	return 0;
+}
