@@ -13,6 +13,9 @@
 #define FXT_ENV_SESSION "FXT_SESSION"	/* session directory (0700): buffers and socket */
 #define FXT_ENV_MODE "FXT_MODE"		/* oneshot | circular | streaming */
 #define FXT_ENV_NO_FOLLOW "FXT_NO_FOLLOW" /* "1": only the first process is traced */
+#define FXT_ENV_OVERFLOW "FXT_OVERFLOW"	/* streaming: "wait" (default) or "drop" */
+#define FXT_ENV_SAVE_TIMEOUT "FXT_SAVE_TIMEOUT_MS" /* streaming: longest wait for one save
+						    * before the manager counts as gone (5000) */
 
 /* In the session directory: the manager's listening socket, and one buffer file per provider,
  * "<pid>.<n>.buf" (n = 0, 1, ...: an exec'd image of the same pid takes the next n), 0600. */
@@ -37,7 +40,8 @@ enum trace_provider_request {
 	 * connection and ignores the provider's buffer. */
 	TRACE_PROVIDER_STARTED = 0x1,
 	/* provider -> manager (streaming): rolling half (data32 & 1) is full; data32 = wrap count
-	 * of the half that filled, data64 = end of the durable data. One outstanding at a time. */
+	 * of the half that filled, data64 = end of the durable data. One outstanding at a time:
+	 * the provider's writers wait for its BUFFER_SAVED before they reuse that half. */
 	TRACE_PROVIDER_SAVE_BUFFER = 0x2,
 	/* manager -> provider (streaming): the request with the same data32/data64 is saved. */
 	TRACE_PROVIDER_BUFFER_SAVED = 0x100,

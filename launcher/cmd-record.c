@@ -27,6 +27,7 @@
 #include "launcher/cmd.h"
 #include "launcher/manager.h"
 #include "launcher/session.h"
+#include "writer/outfile.h"
 
 #define ME "fxtrun"
 
@@ -37,6 +38,9 @@ static const char usage[] =
 	"  --mode MODE             streaming (default: rolling halves saved while running,\n"
 	"                          bounded memory), circular (keeps the most recent records),\n"
 	"                          oneshot (stops recording when the buffer is full)\n"
+	"  --overflow WHAT         streaming, when saving falls behind: wait (default: the\n"
+	"                          program waits for the save, nothing is lost) or drop (the\n"
+	"                          program is never held up; drops are counted and reported)\n"
 	"  --buffer-size SIZE      buffer per process, 1M..64G (K, M, G suffixes; default 64M)\n"
 	"  --filter GLOB           record only functions matching GLOB (repeatable)\n"
 	"  --exclude GLOB          do not record functions matching GLOB (repeatable)\n"
@@ -120,7 +124,7 @@ static int streams_ok(const char *s)
 
 struct opts {
 	const char *output, *mode, *buffer_size, *max_depth, *min_duration, *sample, *categories;
-	const char *log;
+	const char *log, *overflow;
 	char *filter, *exclude;	/* comma-joined globs */
 	int no_functions, no_follow;
 };
@@ -144,7 +148,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum {
 		OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN,
-		OPT_NOFOLLOW, OPT_SAMPLE, OPT_CATEGORIES, OPT_LOG,
+		OPT_NOFOLLOW, OPT_SAMPLE, OPT_CATEGORIES, OPT_LOG, OPT_OVERFLOW,
 	};
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -159,6 +163,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "sample", optional_argument, NULL, OPT_SAMPLE },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
 		{ "log", required_argument, NULL, OPT_LOG },
+		{ "overflow", required_argument, NULL, OPT_OVERFLOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -228,6 +233,11 @@ static int parse(int argc, char **argv, struct opts *o)
 				return -bad("--log takes stderr, stdout, syslog (comma-separated) "
 					    "or none, not '%s'", optarg);
 			o->log = optarg;
+			break;
+		case OPT_OVERFLOW:
+			if (strcmp(optarg, "wait") && strcmp(optarg, "drop"))
+				return -bad("--overflow must be wait or drop, not '%s'", optarg);
+			o->overflow = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -299,6 +309,8 @@ static int set_env(const struct opts *o, const struct fxt_session *s, const char
 		rc |= setenv("FXT_CATEGORIES", o->categories, 1);
 	if (o->log)
 		rc |= setenv("FXT_LOG", o->log, 1);
+	if (o->overflow)
+		rc |= setenv(FXT_ENV_OVERFLOW, o->overflow, 1);
 	/* --no-functions: every function name is excluded (recorded once as skipped). */
 	if (o->no_functions || o->exclude)
 		rc |= setenv("FXT_EXCLUDE", o->no_functions ? "*" : o->exclude, 1);
@@ -344,20 +356,18 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 	}
 }
 
-static void summary(const struct fxt_manager_stats *st, double secs, const char *out,
-		    const char *mode)
+static void summary(const struct fxt_manager_stats *st, double secs, const char *out)
 {
 	fprintf(stderr,
 		ME ": recorded %.2f s: %llu process%s, %llu thread%s, %llu events, %.1f MB",
 		secs, (unsigned long long)st->processes, st->processes == 1 ? "" : "es",
 		(unsigned long long)st->threads, st->threads == 1 ? "" : "s",
 		(unsigned long long)st->events, (double)st->bytes / 1e6);
-	if (st->dropped)
-		fprintf(stderr, ", %llu records DROPPED (%s)", (unsigned long long)st->dropped,
-			strcmp(mode, "streaming") ? "buffer full: try a larger --buffer-size"
-						  : "saving did not keep up: a larger --buffer-size "
-						    "gives it more time");
-	else
+	if (st->dropped) {
+		char why[160];
+		fxt_drop_reasons_str(st->drop_reasons, why, sizeof(why));
+		fprintf(stderr, ", %llu records DROPPED (%s)", (unsigned long long)st->dropped, why);
+	} else
 		fprintf(stderr, ", no records dropped");
 	if (st->overwritten)
 		fprintf(stderr, ", oldest records overwritten in %llu circular buffer%s",
@@ -393,22 +403,27 @@ int cmd_record(int argc, char **argv)
 			strerror(-rc));
 		return 1;
 	}
+	/* The archive is written from the start under a fresh name in its directory (never
+	 * following a link someone planted there) and renamed once complete. */
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", output, (int)getpid());
-	/* Where the archive goes must be writable before the program runs, not after. */
-	int probe = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (probe < 0) {
+	int out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out_fd < 0 && errno == EEXIST) {
+		snprintf(tmp, sizeof(tmp), "%s.XXXXXX.tmp", output);
+		out_fd = mkostemps(tmp, 4, O_CLOEXEC);
+	}
+	if (out_fd < 0) {
 		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
 		return 1;
 	}
-	close(probe);
-	unlink(tmp);
 
 	struct fxt_session s;
 	if ((rc = fxt_session_create(&s)) < 0) {
 		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
+		close(out_fd);
+		unlink(tmp);
 		return 1;
 	}
-	struct fxt_manager *m = fxt_manager_new(s.dir, s.spool, s.listen_fd);
+	struct fxt_manager *m = fxt_manager_new(s.dir, out_fd, s.listen_fd);
 	sigset_t mask, old;
 	sigemptyset(&mask);
 	for (int sig = 1; sig < NSIG; sig++)
@@ -420,6 +435,8 @@ int cmd_record(int argc, char **argv)
 	if (!m || sfd < 0 || set_env(&o, &s, lib) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		fprintf(stderr, ME ": cannot start the session: %s\n", strerror(errno));
 		fxt_session_remove(&s);
+		close(out_fd);
+		unlink(tmp);
 		return 1;
 	}
 
@@ -441,14 +458,16 @@ int cmd_record(int argc, char **argv)
 		;	/* late STARTED and SAVE_BUFFER packets */
 
 	struct fxt_manager_stats st;
-	rc = fxt_manager_write(m, tmp, &st);
+	rc = fxt_manager_write(m, &st);
+	if (close(out_fd) < 0 && rc == 0)
+		rc = -errno;
 	if (rc == 0 && rename(tmp, output) < 0)
 		rc = -errno;
 	if (rc < 0) {
 		unlink(tmp);
 		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
 	} else {
-		summary(&st, secs, output, o.mode ? o.mode : "streaming");
+		summary(&st, secs, output);
 	}
 	fxt_manager_free(m);
 	fxt_session_remove(&s);

@@ -19,27 +19,29 @@ struct fxt_manager_stats {
 	uint64_t events;	/* event records */
 	uint64_t bytes;		/* archive size */
 	uint64_t dropped;	/* records the providers dropped */
+	uint32_t drop_reasons;	/* why (enum fxt_buf_drop_reason bits) */
 	uint64_t overwritten;	/* providers whose circular buffer wrapped (oldest records gone) */
 	uint64_t saved;		/* bytes saved while running (streaming) */
 	uint64_t refused;	/* providers refused (unknown protocol version) */
 };
 
-/* A manager for the session in dir (buffers), saving streaming data under spool, listening on
- * listen_fd (non-blocking; it stays owned by the caller).
- * Fails: NULL with errno (ENOMEM). Not thread-safe. */
-struct fxt_manager *fxt_manager_new(const char *dir, const char *spool, int listen_fd);
+/* A manager for the session in dir (buffers), writing the archive into out_fd (an empty file,
+ * written from the first save on), listening on listen_fd (non-blocking). Both descriptors stay
+ * owned by the caller. Fails: NULL with errno (ENOMEM, or the first write). Not thread-safe. */
+struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd);
 
 /* Waits up to timeout_ms for provider traffic or for extra_fd (-1: none) to become readable,
  * and handles the traffic. Returns 1 if extra_fd is readable, 0 otherwise.
  * Fails: -errno from poll (EINTR is 0). Not thread-safe. */
 int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms);
 
-/* Writes the archive to path: magic, then per provider (start order, then buffers found in the
- * session that never said STARTED) provider info, section, initialization, durable records, a
- * process record with its parent, the saved streaming data, the chunks still in the buffer,
- * and a buffer-full event when records were dropped. Written whole to path; the caller renames.
- * Fails: -errno (I/O). Not thread-safe. */
-int fxt_manager_write(struct fxt_manager *m, const char *path, struct fxt_manager_stats *st);
+/* Ends the archive: every provider not finished yet (and buffers found in the session that never
+ * said STARTED) gets its last records and drop report, then the file is flushed (the caller
+ * closes and renames it). Per provider the archive holds provider info, section,
+ * initialization, durable records, a process record with its parent, then sections of new
+ * records as they were saved, and a buffer-full event with the dropped-records count.
+ * Fails: -errno (I/O: a short write is an error). Not thread-safe. */
+int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st);
 
 /* Frees the manager and unmaps the buffers. Not thread-safe. */
 void fxt_manager_free(struct fxt_manager *m);

@@ -36,14 +36,12 @@ static const char *tmpdir(void)
 
 int fxt_session_create(struct fxt_session *s)
 {
-	s->dir[0] = s->spool[0] = 0;
+	s->dir[0] = 0;
 	s->listen_fd = -1;
 	/* Buffers on tmpfs when we may: shared file pages there are never written back. */
 	int rc = access("/dev/shm", W_OK) == 0 ? make_dir(s->dir, "/dev/shm") : -EACCES;
 	if (rc < 0 && (rc = make_dir(s->dir, tmpdir())) < 0)
 		return rc;
-	if ((rc = make_dir(s->spool, tmpdir())) < 0)
-		goto fail;
 
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", s->dir, FXT_SESSION_SOCKET) >=
@@ -85,7 +83,6 @@ void fxt_session_remove(struct fxt_session *s)
 		close(s->listen_fd);
 	s->listen_fd = -1;
 	remove_dir(s->dir);
-	remove_dir(s->spool);
 }
 
 int fxt_session_find_preload(char *out, size_t size)

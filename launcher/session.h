@@ -1,8 +1,7 @@
 /* A recording session of fxtrun: a private directory (0700) holding the manager's socket and
  * one shared buffer file per traced process, placed on tmpfs (/dev/shm) when possible so the
- * buffers cost no disk writeback; a second private directory on disk ($TMPDIR) for the data
- * saved in streaming mode; and the path of the preload library to inject. Everything is removed
- * by fxt_session_remove(). Used by cmd-record.c only; not thread-safe. */
+ * buffers cost no disk writeback (else $TMPDIR); and the path of the preload library to inject.
+ * Everything is removed by fxt_session_remove(). Used by cmd-record.c only; not thread-safe. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_SESSION_H
 #define FXT_LAUNCHER_SESSION_H
@@ -12,15 +11,14 @@
 
 struct fxt_session {
 	char dir[PATH_MAX];	/* buffers and socket; "" until created */
-	char spool[PATH_MAX];	/* saved streaming data; "" until created */
 	int listen_fd;		/* manager socket (SOCK_SEQPACKET, cloexec), -1 if none */
 };
 
-/* Creates both directories and the listening socket.
+/* Creates the directory and the listening socket.
  * Fails: -errno (nothing left behind). Not thread-safe. */
 int fxt_session_create(struct fxt_session *s);
 
-/* Closes the socket, deletes every file of both directories and the directories.
+/* Closes the socket, deletes every file of the directory and the directory.
  * Fails: never (best effort). Not thread-safe. */
 void fxt_session_remove(struct fxt_session *s);
 

@@ -11,6 +11,7 @@
 #include "preload/grow.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "preload/fxtp.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -35,6 +35,8 @@ static struct {
 	int lock;		/* 1 while one thread grows */
 	char path[4200];	/* to reopen it if the program closed our descriptor */
 } grow = { .fd = -1 };
+
+void (*fxtp_grow_on_step)(void);
 
 int fxtp_grow_attach(int fd, const char *path, int extends)
 {
@@ -118,7 +120,7 @@ int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
 	 * writer gave its pages back (standalone.c). */
 	for (;;) {
 		uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
-		if (end + GROW_STEP <= backed || backed >= h->size)
+		if (end + 2 * GROW_STEP <= backed || backed >= h->size)
 			return end <= backed ? 0 : -ENOSPC;
 		if (!__atomic_exchange_n(&grow.lock, 1, __ATOMIC_ACQUIRE))
 			break;
@@ -126,14 +128,14 @@ int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
 			return 0;	/* another thread grows ahead; this chunk is backed */
 		if (__atomic_load_n(&grow.err, __ATOMIC_RELAXED))
 			return grow.err;
-		__builtin_ia32_pause();
+		sched_yield();	/* the grower may be off the CPU: let it run */
 	}
 	int saved = errno, rc = grow.err;
 	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_RELAXED);
 	uint64_t to = (end > backed ? end : backed) + GROW_STEP;
 	if (to > h->size)
 		to = h->size;
-	if (!rc && to > backed && end + GROW_STEP > backed) {
+	if (!rc && to > backed && end + 2 * GROW_STEP > backed) {
 		rc = reserve(backed, to);
 		if (rc < 0 && end > backed && end < to) {
 			to = end;	/* near a limit: the one chunk asked for may still fit */
@@ -148,8 +150,8 @@ int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
 		}
 	}
 	__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
-	if (!rc && b->ctx && h->mode == FXT_BUF_GROWING)
-		fxtp_refresh_tps();
+	if (!rc && fxtp_grow_on_step)
+		fxtp_grow_on_step();
 	errno = saved;
 	return end <= __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE) ? 0 : rc ? rc : -ENOSPC;
 }

@@ -26,6 +26,10 @@ int fxtp_grow_fd(void);
  * (sticky: later calls fail too). Thread-safe; async-signal-safe. */
 int fxtp_grow_back(struct fxt_buf *b, uint64_t end);
 
+/* NULL, or called after each step the file grew (the standalone file refreshes its clock
+ * estimate there). Async-signal-safe. */
+extern void (*fxtp_grow_on_step)(void);
+
 /* Reserves [0, end) of the file at setup (header and durable area), before the buffer is laid
  * out; the caller then stores end in the header's `backed`. Fails: -errno. Not thread-safe. */
 int fxtp_grow_initial(uint64_t end);

@@ -2,13 +2,17 @@
  * BUFFER_SAVED packets, and the chunk policies of circular and streaming modes. Invariants: a
  * chunk is handed to a new writer only after its previous writer left it (word 0 closed bit),
  * and in streaming mode only once the manager acknowledged a save made after it was left, so
- * every committed record is saved exactly once; records are dropped, never waited for. */
+ * every committed record is saved exactly once. Streaming waits for that acknowledgement
+ * (back-pressure: nothing is lost) unless FXT_OVERFLOW=drop; a manager that does not answer
+ * within FXT_SAVE_TIMEOUT_MS turns waiting into counted drops until it answers again. The
+ * buffer file is reserved as it is used (preload/grow.c), never all at start. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "preload/provider.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +22,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/protocol.h"
+#include "preload/grow.h"
 
 #define SOCK_FD_MIN 64	/* keep the program's own fd numbers as they would be untraced */
-#define POLL_EVERY 64	/* streaming, other half busy: look for BUFFER_SAVED every Nth try */
+#define SAVE_TIMEOUT_MS 5000	/* default wait for a save before the manager counts as gone */
 
 static struct {
 	char dir[4096];		/* session directory, "" when not managed */
@@ -31,13 +37,15 @@ static struct {
 	int managed;		/* this process's buffer is a session file */
 	int sock;		/* connection to the manager, -1 if none */
 	ino_t sock_ino;		/* its inode: the program may close and reuse the number */
+	int overflow_drop;	/* FXT_OVERFLOW=drop: no waiting, the spec's drop-and-count */
+	uint64_t timeout_ns;	/* longest wait for one save */
+	int unanswered;		/* a wait timed out: drop without waiting until an ack comes */
 } prov = { .sock = -1 };
 
 /* Streaming state of this process: roll = wrap count << 32 | chunks taken in the current half;
  * acks = halves the manager saved (requests 0 .. acks-1 acknowledged, in order). */
 static _Atomic uint64_t roll;
 static _Atomic uint32_t acks;
-static _Atomic uint32_t tries;
 
 int fxtp_provider_managed(void)
 {
@@ -53,6 +61,10 @@ static uint64_t *chunk_at(struct fxt_buf *b, uint64_t idx)
  * then publishes the new sequence number. 0 if another taker won it. */
 static int claim(struct fxt_buf *b, uint64_t *c, uint64_t old)
 {
+	if (!old && fxtp_grow_back(b, (uint64_t)((uint8_t *)c - b->base) + b->hdr->chunk_size) < 0) {
+		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+		return -1;	/* a chunk never taken lies past what the file system gave */
+	}
 	if (!__atomic_compare_exchange_n(&c[0], &old, FXT_CHUNK_BUSY, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_RELAXED))
 		return 0;
@@ -76,8 +88,9 @@ static uint64_t *circular_take(struct fxt_buf *b)
 		uint64_t old = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
 		if (old && !(old & FXT_CHUNK_CLOSED))
 			continue;	/* a writer still owns it */
-		if (claim(b, c, old))
-			return c;
+		int rc = claim(b, c, old);
+		if (rc)
+			return rc > 0 ? c : NULL;
 	}
 	return NULL;
 }
@@ -97,24 +110,60 @@ static void send_packet(uint16_t request, uint32_t data32, uint64_t data64)
 	}
 }
 
-/* Reads the BUFFER_SAVED packets that arrived (non-blocking). */
-static void poll_acks(void)
+/* Reads the BUFFER_SAVED packets that arrived (non-blocking). Returns -1 once the manager
+ * closed the connection (or it is not ours any more), else 0. */
+static int poll_acks(void)
 {
 	trace_provider_packet_t p;
-	int saved = errno;
-	while (sock_ok() && recv(prov.sock, &p, sizeof(p), MSG_DONTWAIT) == sizeof(p)) {
+	int saved = errno, rc = 0;
+	for (;;) {
+		if (!sock_ok()) {
+			rc = -1;
+			break;
+		}
+		ssize_t n = recv(prov.sock, &p, sizeof(p), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			rc = -1;
+		if (n != sizeof(p))
+			break;
 		if (p.request != TRACE_PROVIDER_BUFFER_SAVED)
 			continue;
 		uint32_t cur = atomic_load(&acks);
 		while (p.data32 + 1 > cur &&
 		       !atomic_compare_exchange_weak(&acks, &cur, p.data32 + 1))
 			;
+		__atomic_store_n(&prov.unanswered, 0, __ATOMIC_RELAXED);
 	}
 	errno = saved;
+	return rc;
 }
 
-/* Streaming: chunks of the current half in order; when it is full, switch to the other half if
- * the manager saved it (and ask for the full one to be saved), else NULL: the record drops. */
+/* Streaming back-pressure: waits until the manager acknowledged save w - 1 (acks >= w), at
+ * most prov.timeout_ns. Returns 1 when it did, 0 when it did not (manager gone or silent:
+ * later takes drop without waiting until an acknowledgement arrives). */
+static int wait_acks(struct fxt_buf *b, uint32_t w)
+{
+	uint64_t t0 = fxt_mono_ns();
+	int saved = errno;
+	while (atomic_load(&acks) < w) {
+		if (poll_acks() < 0 || fxt_mono_ns() - t0 > prov.timeout_ns) {
+			__atomic_store_n(&prov.unanswered, 1, __ATOMIC_RELAXED);
+			fxt_buf_drop_reason(b, FXT_DROP_NO_MANAGER);
+			break;
+		}
+		if (atomic_load(&acks) >= w)
+			break;
+		/* Another waiting thread may take the packet: wake up often to look at acks. */
+		struct pollfd pfd = { .fd = prov.sock, .events = POLLIN };
+		poll(&pfd, 1, 1);
+	}
+	errno = saved;
+	return atomic_load(&acks) >= w;
+}
+
+/* Streaming: chunks of the current half in order; when it is full, switch to the other half
+ * once the manager saved it (and ask for the full one to be saved). Until then: wait (default)
+ * or drop (FXT_OVERFLOW=drop, or a manager that stopped answering). */
 static uint64_t *streaming_take(struct fxt_buf *b)
 {
 	struct fxt_buf_hdr *h = b->hdr;
@@ -133,14 +182,21 @@ static uint64_t *streaming_take(struct fxt_buf *b)
 			if (old && (!(old & FXT_CHUNK_CLOSED) ||
 				    ((w - left_at) & FXT_CHUNK_WRAP_MASK) < 2))
 				continue;
-			if (claim(b, c, old))
+			int rc = claim(b, c, old);
+			if (rc > 0)
 				return c;
+			if (rc < 0)
+				return NULL;
 			continue;
 		}
-		if (atomic_load(&acks) < w) {
-			if (atomic_fetch_add(&tries, 1) % POLL_EVERY == 0)
-				poll_acks();
-			if (atomic_load(&acks) < w)
+		/* The half is used up: the other one must be saved (acknowledged) first. An
+		 * acknowledgement is looked for at every try: one that came is seen at once. */
+		if (atomic_load(&acks) < w && (poll_acks(), atomic_load(&acks) < w)) {
+			if (prov.overflow_drop) {
+				fxt_buf_drop_reason(b, FXT_DROP_OVERFLOW);
+				return NULL;
+			}
+			if (__atomic_load_n(&prov.unanswered, __ATOMIC_RELAXED) || !wait_acks(b, w))
 				return NULL;
 		}
 		if (atomic_compare_exchange_strong(&roll, &r, (uint64_t)(w + 1) << 32)) {
@@ -163,6 +219,25 @@ static void release(struct fxt_buf *b, uint64_t *c)
 	__atomic_store_n(&c[0], v, __ATOMIC_SEQ_CST);
 }
 
+/* Oneshot: chunks in order until they run out, each backed before it is handed out. */
+static uint64_t *oneshot_take(struct fxt_buf *b)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
+	if (seq >= h->nchunks) {
+		fxt_buf_drop_reason(b, FXT_DROP_FULL);
+		return NULL;
+	}
+	uint64_t *c = chunk_at(b, seq);
+	if (fxtp_grow_back(b, (uint64_t)((uint8_t *)c - b->base) + h->chunk_size) < 0) {
+		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+		return NULL;
+	}
+	__atomic_store_n(&c[0], seq + 1, __ATOMIC_RELEASE);
+	return c;
+}
+
+static const struct fxt_buf_policy oneshot_policy = { oneshot_take, NULL };
 static const struct fxt_buf_policy circular_policy = { circular_take, release };
 static const struct fxt_buf_policy streaming_policy = { streaming_take, release };
 
@@ -207,6 +282,10 @@ static void read_env(void)
 	prov.no_follow = nf && !strcmp(nf, "1");
 	if (prov.no_follow)
 		strip_preload();
+	const char *ov = getenv(FXT_ENV_OVERFLOW), *to = getenv(FXT_ENV_SAVE_TIMEOUT);
+	prov.overflow_drop = ov && !strcmp(ov, "drop");
+	unsigned long ms = to && *to ? strtoul(to, NULL, 10) : 0;
+	prov.timeout_ns = (ms ? ms : SAVE_TIMEOUT_MS) * 1000000ULL;
 }
 
 static void connect_manager(uint32_t n, pid_t pid)
@@ -264,30 +343,38 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	if (fd < 0)
 		return -EEXIST;
 	n--;
-	/* Blocks reserved now: a full tmpfs must refuse tracing here, not SIGBUS the program. */
+	/* Sized now, reserved as used (preload/grow.c): the header and durable area at once, the
+	 * chunks a step ahead of the writers, so a full tmpfs refuses chunks (counted drops)
+	 * instead of killing the program with SIGBUS. */
 	int rc = ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
-	if (!rc && fallocate(fd, 0, 0, (off_t)size) < 0 && errno != EOPNOTSUPP)
-		rc = -errno;
+	if (!rc)
+		rc = fxtp_grow_attach(fd, path, 0);
+	if (!rc)
+		rc = fxtp_grow_initial(FXT_BUF_HDR_SIZE + durable);
 	void *m = rc ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!rc && m == MAP_FAILED)
 		rc = -errno;
 	close(fd);
 	if (rc < 0) {
+		fxtp_grow_detach();
 		unlink(path);
 		return rc;
 	}
 	rc = fxt_buf_init(b, m, size, durable, chunk_size, prov.mode, (uint64_t)pid);
 	if (rc < 0) {
 		munmap(m, size);
+		fxtp_grow_detach();
 		unlink(path);
 		return rc;
 	}
+	b->hdr->backed = FXT_BUF_HDR_SIZE + durable;
 	b->hdr->ppid = (uint32_t)getppid();	/* before STARTED: the manager's /proc read is late */
 	b->policy = prov.mode == FXT_BUF_CIRCULAR    ? &circular_policy
 		    : prov.mode == FXT_BUF_STREAMING ? &streaming_policy
-						     : NULL;
+						     : &oneshot_policy;
 	atomic_store(&roll, 0);
 	atomic_store(&acks, 0);
+	prov.unanswered = 0;
 	*map = m;
 	prov.managed = 1;
 	connect_manager(n, pid);

@@ -75,6 +75,9 @@ __attribute__((no_sanitize_address)) static void *trampoline(void *p)
 	free(p);
 	struct fxtp_thread *t = fxtp_rec_enter();
 	if (t) {
+		/* The chunk first (taking one may block in the file system): once the slot is
+		 * claimed, the flow end is written at once, before an exit() elsewhere ends us. */
+		fxt_chunk_ensure(&t->w, 16);
 		if (st.flow && pending_claim(st.slot, st.flow))
 			write_flow(t, FXT_ET_FLOW_END, t0, st.flow);
 		write_span(t, &s_start, t0, fxtp_now());

@@ -1,8 +1,8 @@
 /* The standalone archive file (see standalone.h and writer/outfile.h): created with O_EXCL and
  * O_NOFOLLOW so a planted link is never followed, mapped shared over a large window of address
  * space, grown by preload/grow.c as chunks are taken; each chunk a writer leaves becomes plain
- * FXT at once and its pages leave the process (MADV_DONTNEED: they stay in the page cache and
- * reach the disk), so memory stays bounded however long the run. At exit the file is finished
+ * FXT at once, and the pages of regions left behind leave the process (MADV_DONTNEED: they stay
+ * in the page cache and reach the disk), so memory stays bounded however long the run. At exit the file is finished
  * in place and renamed: no copy. Invariant: the mapping is never unmapped while the process
  * runs (threads still running after the exit flush may write into their chunks). */
 /* SPDX-License-Identifier: MIT */
@@ -27,12 +27,22 @@
 static struct fxt_outfile outfile;
 static char part_path[4200];
 
-/* The growing policy with the chunk's pages given back once it is finished. */
+/* The growing policy, with pages given back to the page cache region by region: when the last
+ * chunk of a region is left, the region before it leaves the process (MADV_DONTNEED keeps a
+ * shared file mapping's data: a chunk a slow thread still writes there just faults back in). One
+ * call per REGION bytes, not per chunk: on a threaded program each call costs TLB shootdowns. */
+#define REGION_CHUNKS 64u	/* 2 MiB of 32 KiB chunks */
+
 static void release(struct fxt_buf *b, uint64_t *c)
 {
-	int saved = errno;
+	const struct fxt_buf_hdr *h = b->hdr;
 	fxt_outfile_release(b, c);
-	madvise(c, b->hdr->chunk_size, MADV_DONTNEED);
+	uint64_t i = ((uint64_t)((uint8_t *)c - b->base) - h->chunks_off) / h->chunk_size;
+	if (i % REGION_CHUNKS != REGION_CHUNKS - 1 || i < 2 * REGION_CHUNKS)
+		return;
+	int saved = errno;
+	uint64_t region = (uint64_t)REGION_CHUNKS * h->chunk_size;
+	madvise(b->base + h->chunks_off + (i / REGION_CHUNKS - 1) * region, region, MADV_DONTNEED);
 	errno = saved;
 }
 
@@ -78,6 +88,7 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 	b->hdr->backed = FXT_BUF_HDR_SIZE + durable;
 	b->policy = &policy;
 	outfile.back = fxtp_grow_back;
+	fxtp_grow_on_step = fxtp_refresh_tps;
 	*map = m;
 	*map_size = window;
 	return 0;
@@ -113,11 +124,11 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 			    const char *out_path)
 {
 	struct fxt_buf_hdr *h = b->hdr;
-	__atomic_store_n(&outfile.stopped, 1, __ATOMIC_RELEASE);
+	fxt_outfile_stop(b);
 	fxt_outfile_set_tps(b, ticks_per_second);
-	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
-	uint64_t chunks = backed > h->chunks_off ? (backed - h->chunks_off) / h->chunk_size : 0;
-	uint64_t taken = fxt_buf_slots_used(b);
+	/* Chunks are taken in file order, each backed first: the first `taken` are all there. */
+	uint64_t chunks = fxt_buf_slots_used(b);
+	uint64_t taken = __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
 	if (chunks > taken)
 		chunks = taken;
 	/* The drop count goes into the durable area, which is always backed: a full disk that

@@ -93,6 +93,7 @@ static void start_writer(struct fxtp_thread *t, uint32_t index, int first_use)
 		}
 	}
 	fxt_chunk_init(&t->w, &fxtp.buf, index && !first_use ? rec : NULL);
+	t->w.thread_index = (uint8_t)index;
 	t->hdr_base = fxt_complete3_hdr(index, 0, 0);
 	t->fastlimit = index && !fxtp.min_ticks && fxtp.use_tsc ? 0x8000u : 0;
 }

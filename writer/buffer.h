@@ -174,12 +174,16 @@ static inline void fxt_buf_drop_reason(struct fxt_buf *b, uint32_t reason)
 	__atomic_fetch_or(&b->hdr->drop_reasons, reason, __ATOMIC_RELAXED);
 }
 
-/* Chunks that may hold records: the chunk counter bounded by nchunks (chunks past it were never
- * taken, and a reader must not touch their pages: they may not be backed). Thread-safe. */
+/* Chunks that may hold records: those in the part of the buffer backed so far (a chunk is backed
+ * before it is handed out; the rest may be holes a reader must not touch), or, for a buffer that
+ * is not grown, the chunk counter bounded by nchunks. Thread-safe. */
 static inline uint32_t fxt_buf_slots_used(const struct fxt_buf *b)
 {
-	uint64_t n = __atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE);
-	return n < b->hdr->nchunks ? (uint32_t)n : b->hdr->nchunks;
+	const struct fxt_buf_hdr *h = b->hdr;
+	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
+	uint64_t n = backed ? (backed > h->chunks_off ? (backed - h->chunks_off) / h->chunk_size : 0)
+			    : __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
+	return n < h->nchunks ? (uint32_t)n : h->nchunks;
 }
 
 /* Chunk i in [0, nchunks) (for readers): its first word. Thread-safe. */

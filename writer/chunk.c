@@ -29,12 +29,12 @@ static uint64_t *drop(struct fxt_chunk_w *w)
 }
 
 /* Writes a tracer stall [t0, t1] of this writer's thread at p (room words free); returns the
- * words used (0 when it does not fit or the writer has no thread record). */
+ * words used (0 when it does not fit or the writer has no thread index). */
 static uint32_t stall(const struct fxt_chunk_w *w, uint64_t *p, size_t room, const char *name,
 		      uint64_t t0, uint64_t t1)
 {
-	unsigned idx = (unsigned)fxt_field_get(FXT_THREAD_INDEX, w->thread_rec[0]);
-	if (!w->thread_rec[0] || !idx)
+	unsigned idx = w->thread_index;
+	if (!idx)
 		return 0;
 	struct fxt_event e = fxt_ev_complete(fxt_thread_idx((uint8_t)idx),
 					     fxt_str_inl("fxtauto", 7),
@@ -42,13 +42,11 @@ static uint32_t stall(const struct fxt_chunk_w *w, uint64_t *p, size_t room, con
 	uint32_t n = fxt_event_words(&e);
 	if (n > room)
 		return 0;
-	uint64_t hdr_word;
 	uint64_t tmp[8];
 	if (n > 8 || fxt_event_write(tmp, &e) < 0)
 		return 0;
-	hdr_word = tmp[0];
 	memcpy(p + 1, tmp + 1, (n - 1) * 8);
-	fxt_chunk_commit(p, hdr_word);
+	fxt_chunk_commit(p, tmp[0]);	/* header last, as every record of a chunk */
 	return n;
 }
 
@@ -65,9 +63,9 @@ __attribute__((noinline)) uint64_t *fxt_chunk_refill(struct fxt_chunk_w *w, uint
 	uint64_t t0 = b->now ? b->now() : 0;
 	uint64_t *c = fxt_buf_chunk_take(b);
 	if (!c) {
-		/* Oneshot stays exhausted; a policy (circular, streaming) may have chunks later.
-		 * The chunk in use stays this writer's (full, or too small for this record). */
-		w->exhausted = !b->policy;
+		/* Oneshot and growing stay exhausted (full, or the file system refused); circular
+		 * and streaming may have chunks later. The chunk in use stays this writer's. */
+		w->exhausted = b->hdr->mode == FXT_BUF_ONESHOT || b->hdr->mode == FXT_BUF_GROWING;
 		return drop(w);
 	}
 	uint64_t t1 = b->now ? b->now() : 0;
@@ -84,9 +82,9 @@ __attribute__((noinline)) uint64_t *fxt_chunk_refill(struct fxt_chunk_w *w, uint
 	}
 	/* Room is kept for the record asked for: a stall that does not fit is not written. */
 	if (b->now && t1 - t0 > b->stall_ticks)
-		p += stall(w, p, (size_t)(end - p) - words, "wait for buffer save", t0, t1);
+		p += stall(w, p, (size_t)(end - p) - words, "take chunk", t0, t1);
 	if (b->now && t2 - t1 > b->stall_ticks)
-		p += stall(w, p, (size_t)(end - p) - words, "buffer setup", t1, t2);
+		p += stall(w, p, (size_t)(end - p) - words, "prepare chunk", t1, t2);
 	w->end = end;
 	w->p = p + words;
 	return p;

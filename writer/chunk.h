@@ -26,6 +26,7 @@ struct fxt_chunk_w {
 	uint64_t thread_rec[3];	/* thread record opening every chunk; thread_rec[0] == 0: none */
 	uint64_t dropped;	/* drops not yet added to buf->hdr->dropped */
 	int exhausted;		/* the buffer gave no chunk: every later record is a drop */
+	uint8_t thread_index;	/* the writer's thread ref for its stall slices (0: none) */
 };
 
 /* Starts a writer on buf; thread_rec (3 words: a complete thread record) opens each chunk it
@@ -54,6 +55,20 @@ static inline uint64_t *fxt_chunk_reserve(struct fxt_chunk_w *w, uint32_t words)
 		return p;
 	}
 	return fxt_chunk_refill(w, words);
+}
+
+/* Makes sure `words` words fit in the current chunk without reserving them: a caller that must
+ * not be held up between two steps (a claim, then its record) takes the next chunk first.
+ * Returns 1 if they fit, 0 if no chunk was had (one drop counted). Not thread-safe w.r.t. w. */
+static inline int fxt_chunk_ensure(struct fxt_chunk_w *w, uint32_t words)
+{
+	if (likely(fxt_chunk_fits(w, words)))
+		return 1;
+	uint64_t *p = fxt_chunk_refill(w, words);
+	if (!p)
+		return 0;
+	w->p = p;	/* the reservation made by the refill is given back */
+	return 1;
 }
 
 /* Publishes a record written at rec: stores its header word last, with release order, so a

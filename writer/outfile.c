@@ -61,20 +61,34 @@ uint64_t *fxt_outfile_take(struct fxt_buf *b)
 {
 	struct fxt_outfile *o = b->ctx;
 	struct fxt_buf_hdr *h = b->hdr;
-	if (__atomic_load_n(&o->stopped, __ATOMIC_ACQUIRE))
-		return NULL;
+	__atomic_fetch_add(&o->taking, 1, __ATOMIC_SEQ_CST);
+	uint64_t *c = NULL;
+	if (__atomic_load_n(&o->stopped, __ATOMIC_SEQ_CST))
+		goto out;
 	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
 	if (seq >= h->nchunks) {
 		fxt_buf_drop_reason(b, FXT_DROP_FULL);
-		return NULL;
+		goto out;
 	}
 	if (o->back(b, h->chunks_off + (seq + 1) * h->chunk_size) < 0) {
 		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
-		return NULL;
+		goto out;
 	}
-	uint64_t *c = chunk_at(b, seq);
+	c = chunk_at(b, seq);
 	__atomic_store_n(&c[0], FXT_OUTFILE_OPEN | (seq + 1), __ATOMIC_RELEASE);
+out:
+	__atomic_fetch_sub(&o->taking, 1, __ATOMIC_RELEASE);
 	return c;
+}
+
+void fxt_outfile_stop(struct fxt_buf *b)
+{
+	struct fxt_outfile *o = b->ctx;
+	__atomic_store_n(&o->stopped, 1, __ATOMIC_SEQ_CST);
+	/* A take that saw `stopped` clear stamps its chunk within a grow step; bounded anyway. */
+	for (unsigned long spin = 0; __atomic_load_n(&o->taking, __ATOMIC_ACQUIRE) &&
+				     spin < (1ul << 28); spin++)
+		__builtin_ia32_pause();
 }
 
 void fxt_outfile_release(struct fxt_buf *b, uint64_t *c)
@@ -95,6 +109,7 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 	uint32_t len = (uint32_t)strnlen(name ? name : "", FXT_OUTFILE_MAX_NAME);
 	o->provider_id = (uint32_t)pid;
 	o->stopped = 0;
+	o->taking = 0;
 	at += (size_t)fxt_magic_write(w + at);
 	at += (size_t)fxt_provider_info_write(w + at, o->provider_id, name ? name : "", len);
 	at += (size_t)fxt_provider_section_write(w + at, o->provider_id);

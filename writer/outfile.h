@@ -47,6 +47,7 @@ struct fxt_outfile {
 	uint32_t provider_id;
 	uint32_t init_off;	/* offset of the initialization record's ticks-per-second word */
 	int stopped;		/* set by the exit flush: no chunk is handed out any more */
+	int taking;		/* takes in flight (between the chunk counter and word 0) */
 };
 
 /* Writes the prologue into the first FXT_BUF_HDR_SIZE bytes of mem (zeroed) and lays a growing
@@ -75,9 +76,13 @@ void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust);
  * section record last. robust: a writer may still be writing into it. Fails: never. */
 void fxt_outfile_finish_chunk(const struct fxt_buf *b, uint64_t *c, uint64_t cutoff, int robust);
 
+/* Stops handing out chunks and waits (briefly) for takes in flight to stamp their chunk, so the
+ * finish sees every chunk taken. Async-signal-safe. */
+void fxt_outfile_stop(struct fxt_buf *b);
+
 /* Finishes the whole file at exit or after a kill: pads the durable tail, finishes every chunk
  * still open below `chunks` (those taken; each at most once), and returns the file size in
- * bytes where the trailer goes (end of the last chunk). robust: threads may still be running.
+ * bytes (end of the last chunk). robust: threads may still be running.
  * Fails: never. Not thread-safe with another finisher. */
 uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust);
 

@@ -16,17 +16,20 @@ calls() {
 	"$FXT" dump "$1" | grep -c "^[0-9a-f]* complete .* name=\"$2\" " || true
 }
 
-# providers ARCHIVE: "NAME KOID PARENT CALLS" per provider, in archive order (CALLS = its
-# complete events), from the process records fxtrun writes with a `parent` argument.
+# providers ARCHIVE: "NAME KOID PARENT CALLS" per provider, in order of first appearance (CALLS =
+# its complete events, tracer stalls of category fxtauto left out), from the process records
+# fxtrun writes with a `parent` argument. Providers' sections interleave (provider_section).
 providers() {
 	"$FXT" dump "$1" | awk '
-		/ provider_info / { if (n) print name, koid, parent, c; n++; c = 0
-				    match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
+		/ provider_info / { match($0, /provider=[0-9]+/); cur = substr($0, RSTART + 9, RLENGTH - 9)
+				    order[n++] = cur; c[cur] = 0
+				    match($0, /name="[^"]*"/); name[cur] = substr($0, RSTART + 6, RLENGTH - 7) }
+		/ provider_section / { match($0, /provider=[0-9]+/); cur = substr($0, RSTART + 9, RLENGTH - 9) }
 		/ kernel_object obj_type=1 .*"parent"/ {
-			match($0, /koid=[0-9]+/); koid = substr($0, RSTART + 5, RLENGTH - 5)
-			match($0, /"parent":koid=[0-9]+/); parent = substr($0, RSTART + 14, RLENGTH - 14) }
-		/ complete / { c++ }
-		END { if (n) print name, koid, parent, c }'
+			match($0, /koid=[0-9]+/); koid[cur] = substr($0, RSTART + 5, RLENGTH - 5)
+			match($0, /"parent":koid=[0-9]+/); parent[cur] = substr($0, RSTART + 14, RLENGTH - 14) }
+		/ complete / && !/cat="fxtauto"/ { c[cur]++ }
+		END { for (i = 0; i < n; i++) { p = order[i]; print name[p], koid[p], parent[p], c[p] } }'
 }
 
 # wait_line FILE PATTERN: waits (up to 20 s) until FILE has a line matching PATTERN.
@@ -210,7 +213,7 @@ wait_line() {
 	[[ "$stderr" == *"MB saved while running"* ]]
 	dropped=0
 	if [[ "$stderr" =~ ([0-9]+)\ records\ DROPPED ]]; then dropped=${BASH_REMATCH[1]}; fi
-	recorded=$("$FXT" dump s.fxt | grep -c ' complete ')
+	recorded=$("$FXT" dump s.fxt | grep ' complete ' | grep -vc 'cat="fxtauto"')
 	echo "recorded $recorded dropped $dropped"
 	[ $((recorded + dropped)) -eq $((400000 + 1000 + 1)) ]
 	# more than the 1 MiB buffer holds at once (about 38000 events): halves were saved and reused
@@ -239,7 +242,7 @@ wait_line() {
 @test "--max-depth 1 records only the outermost calls" {
 	"$FXTRUN" --max-depth 1 -o md.fxt "$RPROGS/r-phases" 5000 2>/dev/null
 	[ "$(calls md.fxt main)" -eq 1 ]
-	[ "$("$FXT" dump md.fxt | grep -c ' complete ')" -eq 1 ]
+	[ "$("$FXT" dump md.fxt | grep ' complete ' | grep -vc 'cat="fxtauto"')" -eq 1 ]
 }
 
 @test "--min-duration drops calls shorter than the limit" {
@@ -251,7 +254,7 @@ wait_line() {
 @test "--no-functions records no calls but still names the process" {
 	"$FXTRUN" --no-functions -o nofn.fxt "$RPROGS/r-phases" 5000 2>/dev/null
 	"$FXT" check nofn.fxt
-	[ "$("$FXT" dump nofn.fxt | grep -c ' complete ')" -eq 0 ]
+	[ "$("$FXT" dump nofn.fxt | grep ' complete ' | grep -vc 'cat="fxtauto"')" -eq 0 ]
 	"$FXT" dump nofn.fxt | grep -q 'provider_info .*name="r-phases"'
 }
 

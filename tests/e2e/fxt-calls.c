@@ -169,7 +169,8 @@ static void add_event(struct summary *sum, const struct fxt_record *rec)
 {
 	if (rec->u.event.event_type != FXT_ET_DURATION_COMPLETE ||	/* waits, thread starts */
 	    sv_eq(rec->u.event.category, (struct fxt_sv){ "lock", 4 }) ||	/* are not calls */
-	    sv_eq(rec->u.event.category, (struct fxt_sv){ "pthread", 7 }))
+	    sv_eq(rec->u.event.category, (struct fxt_sv){ "pthread", 7 }) ||
+	    sv_eq(rec->u.event.category, (struct fxt_sv){ "fxtauto", 7 }))	/* tracer stalls */
 		return;
 	if (rec->u.event.end_ts < rec->u.event.ts) {
 		fprintf(stderr, "fxt-calls: complete event at offset %" PRIu64 " ends before it starts\n",

@@ -1,0 +1,63 @@
+/* Archive writing of the trace manager (launcher/saver.c): each provider's records go from its
+ * shared buffer straight into the one archive file, in sections: [provider section] [durable
+ * records new since the last save] [chunk records new since the last save], the first time
+ * preceded by provider info, initialization and process records. Streaming saves and the final
+ * sweep use the same code, so a record is written exactly once and never copied again (no spool
+ * file). Used by manager.c; single-threaded. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_LAUNCHER_SAVER_H
+#define FXT_LAUNCHER_SAVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "launcher/manager.h"
+#include "writer/buffer.h"
+
+/* How far a chunk (by index) was saved: its sequence number then, and the bytes written. */
+struct saved_chunk {
+	uint64_t seq;
+	uint64_t bytes;
+};
+
+/* One traced process image (a provider) as the saver knows it. */
+struct fxt_saved {
+	int pid, ppid;			/* ppid 0: unknown */
+	uint32_t id;			/* provider id in the archive */
+	struct fxt_buf buf;		/* attached read-only mapping */
+	struct saved_chunk *chunks;	/* nchunks entries */
+	uint64_t durable_saved;		/* bytes of the durable area already in the archive */
+	uint64_t init_at;		/* archive offset of its ticks-per-second word, 0: none yet */
+	uint64_t *koids;		/* distinct thread koids seen (for the summary) */
+	size_t nkoids, koids_cap;
+	struct fxt_manager_stats st;	/* what its sections hold */
+};
+
+/* The archive being written: a buffered file writer that tracks the file offset. */
+struct fxt_out {
+	int fd, err;
+	size_t n;			/* bytes in buf not yet written */
+	uint64_t bytes;			/* archive size so far (written + buffered) */
+	char buf[1 << 20];
+};
+
+/* Starts the archive in fd (empty, owned by the caller): the magic number record.
+ * Fails: -errno (the first write error is kept in o->err too). */
+int fxt_out_start(struct fxt_out *o, int fd);
+
+/* Writes out what is buffered. Fails: -errno (kept). */
+int fxt_out_flush(struct fxt_out *o);
+
+/* Saves what provider s gained since its last save: a section of its new durable and chunk
+ * records (none if nothing is new). cutoff: leave out events stamped after it (0: none).
+ * fallback_tps: the clock rate for its initialization record when the provider has not
+ * stored one yet. Fails: -errno of the archive file. */
+int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
+		   uint64_t fallback_tps);
+
+/* Ends provider s: a last save, its dropped-records report (buffer-full event and count), and
+ * its final ticks per second patched into its initialization record. Fails: -errno. */
+int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps);
+
+#endif
