@@ -53,7 +53,7 @@ row() {
 @test "lock waits and sampled stacks have their own sections" {
 	run "$FXT" report t.fxt
 	lock=$(sed -n '/== lock waits/,$p' <<<"$output")
-	[ "$(row "$lock" queue_lock)" = "2 90 ns 90 ns 45 ns 50 ns queue_lock" ]
+	[ "$(row "$lock" queue_lock)" = "2 90 ns 45 ns 50 ns queue_lock" ]
 	samples=$(sed -n '/== sampled stacks/,/== lock/p' <<<"$output")
 	[ "$(row "$samples" hot)" = "1 200 ns 200 ns 200 ns 200 ns hot" ]
 	lacks pthread_mutex_lock "$output"
@@ -101,7 +101,7 @@ row() {
 	grep -qE '^ +290 ns +220 ns +2    a$' <<<"$output"
 	grep -qE '^ +70 ns +70 ns +2      b$' <<<"$output"
 	grep -qE '^ +10 ns +10 ns +1      a$' <<<"$output"
-	grep -qE '^ +40 ns +40 ns +1    queue_lock$' <<<"$output"
+	grep -qE '^ +40 ns +40 ns +1    \[lock wait\] queue_lock$' <<<"$output"
 	grep -q '== sampled call tree' <<<"$output"
 }
 
