@@ -48,6 +48,11 @@ row() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"13 rows compared, 0 mismatches"* ]]
+	"$FXT" report --tree t.fxt >tree.txt
+	run python3 "$CLIENT_TESTS/recompute.py" t.json t.txt tree.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"15 tree paths compared, 0 mismatches"* ]]
 }
 
 @test "lock waits and sampled stacks have their own sections" {

@@ -5,8 +5,8 @@ function (and per lock object, sampled frame, thread-creation span and tracer st
 events of `fxt json` with a different algorithm (all of a thread's intervals sorted by start,
 swept with a stack), formats them as the report does and compares with the report's tables row
 for row; with --tree, the call tree path by path (total, self, calls) instead.
-Usage: recompute.py TRACE.json REPORT.txt          (REPORT from `fxt report --sort name FILE`)
-       recompute.py --tree TRACE.json TREE.txt     (TREE from `fxt report --tree FILE`)
+Usage: recompute.py TRACE.json REPORT.txt [TREE.txt]
+  (REPORT from `fxt report --sort name FILE`, TREE from `fxt report --tree FILE`)
 Exit 0 when every row matches and no row is missing or extra, 1 otherwise."""
 import collections
 import json
@@ -178,23 +178,25 @@ def parse_report(text):
     return rows
 
 
-def main():
-    args = sys.argv[1:]
-    tree = args[:1] == ["--tree"]
-    if tree:
-        args = args[1:]
-    with open(args[0]) as f:
-        events = json.load(f)["traceEvents"]
-    with open(args[1]) as f:
-        got = (parse_tree if tree else parse_report)(f.read())
-    want = (recompute_tree if tree else recompute)(events)
+def compare(want, got, what):
     bad = 0
     for key in sorted(set(want) | set(got), key=str):
         if want.get(key) != got.get(key):
-            print("MISMATCH %s: recomputed %s, report %s" % (key, want.get(key), got.get(key)))
+            print("MISMATCH %s: recomputed %s, %s %s" % (key, want.get(key), what, got.get(key)))
             bad += 1
-    print("%d rows compared, %d mismatches" % (len(want), bad))
+    print("%d %s compared, %d mismatches" % (len(want), what, bad))
     return 1 if bad or not want else 0
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        events = json.load(f)["traceEvents"]
+    with open(sys.argv[2]) as f:
+        bad = compare(recompute(events), parse_report(f.read()), "rows")
+    if len(sys.argv) > 3:
+        with open(sys.argv[3]) as f:
+            bad |= compare(recompute_tree(events), parse_tree(f.read()), "tree paths")
+    return bad
 
 
 if __name__ == "__main__":
