@@ -512,10 +512,9 @@ int cmd_report(int argc, char **argv)
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));
 	if (!rp.printed && (rp.glob || has_from || has_to)) {
-		fprintf(stderr, "fxt report: %s: no calls match%s%s%s%s\n", argv[optind],
+		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
 			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",
-			has_from || has_to ? " in the window" : "",
-			has_from || has_to ? " --from/--to" : "");
+			has_from || has_to ? " in the --from/--to window" : "");
 		code = 1;
 	}
 out:

@@ -2,7 +2,8 @@
  * rates 1 GHz and 100 MHz), nested complete events, begin/end pairs, instants with scopes,
  * counters, async, flows, log records, process/thread kernel objects, a userspace object named
  * by a pointer argument, every argument type, inline and indexed strings, lock waits, sample
- * slices, a buffer-full report and a record of unknown type. Usage: gen-client-archive OUT.
+ * slices, a buffer-full report and a record of unknown type. Usage: gen-client-archive OUT;
+ * --dups adds a log record's mirrored `log` instant and a repeated process name record.
  * `gen-client-archive --fanout N OUT`: one frame (main) with N + 3000 direct callees and
  * every report section, in chunks of 1000 events each opening with a thread record, written
  * in shuffled order (see fanout()). Encodes with writer/records.h (one helper per shape). */
@@ -94,7 +95,7 @@ static void uobj(uint8_t thread, uint64_t ptr, const char *name)
 }
 
 enum { S_FN = 1, S_MAIN, S_A, S_B, S_C, S_LOCK, S_WAIT, S_SAMPLE, S_HOT, S_COLD, S_EV, S_REQ,
-       S_OUTER, S_INNER, S_CNT };
+       S_OUTER, S_INNER, S_CNT, S_LOGCAT, S_STDERR };
 
 /* Appends one complete event of thread index 1 to the fanout stream. */
 static uint64_t *fo_words;
@@ -184,20 +185,24 @@ int main(int argc, char **argv)
 {
 	static const char *const strs[] = { NULL, "fn", "main", "a", "b", "c", "lock",
 		"pthread_mutex_lock", "sample", "hot", "cold", "ev", "request", "outer", "inner",
-		"memory" };
+		"memory", "log", "stderr" };
 	const uint64_t T = 1000000; /* provider 1 times start at 1 ms */
 	FILE *f;
 
+	int dups = argc == 3 && !strcmp(argv[1], "--dups");
+
 	if (argc == 4 && !strcmp(argv[1], "--fanout"))
 		return fanout(strtoull(argv[2], NULL, 10), argv[3]);
-	if (argc != 2) {
-		fprintf(stderr, "usage: gen-client-archive [--fanout N] OUT\n");
+	if (dups)
+		argv++;
+	else if (argc != 2) {
+		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N] OUT\n");
 		return 2;
 	}
 	put(fxt_magic_write(buf + nw));
 	/* ---- provider 1 "gen-a": pid 1000, threads 1001, 1002 (indexed), 1003 (inline) ---- */
 	provider(1, "gen-a", 1000000000);
-	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]); i++)
+	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]) - (dups ? 0 : 2); i++)
 		string_rec(i, strs[i]);
 	thread_rec(1, 1000, 1001);
 	thread_rec(2, 1000, 1002);
@@ -238,6 +243,13 @@ int main(int argc, char **argv)
 	event(FXT_ET_ASYNC_INSTANT, 2, 0, 0, S_FN, S_REQ, NULL, T + 1450, NULL, 0, 7);
 	event(FXT_ET_ASYNC_END, 2, 0, 0, S_FN, S_REQ, NULL, T + 1500, NULL, 0, 7);
 	log_rec(1, T + 1600, "hello from main");
+	if (dups) {
+		/* the instant a writer adds after each log record for Perfetto (JSON leaves it
+		 * out), and the process named again (as the manager and the process both do) */
+		event(FXT_ET_INSTANT, 1, 0, 0, S_LOGCAT, S_STDERR, NULL, T + 1600, ARGS(
+			fxt_arg_string(N("message"), N("hello from main"))), 1, 0);
+		kobj(FXT_OBJ_TYPE_PROCESS, 1000, "gen-proc", NULL, 0);
+	}
 	log_rec(2, T + 1700, "worker says \"hi\"");
 	/* thread 1002: begin/end pairs with a flow step and end inside, and a lock wait */
 	event(FXT_ET_DURATION_BEGIN, 2, 0, 0, S_FN, S_OUTER, NULL, T + 100, NULL, 0, 0);
