@@ -3,7 +3,9 @@
 # archive, ns per recorded call) on a 1 GiB archive, then side by side with `uftrace report` and
 # `uftrace dump --chrome` on the same workload (bench/calls-work.c, N calls) recorded by each
 # tracer. Goals: fxt report >= 500 MB/s; fxt json >= 3x faster per call than uftrace dump
-# --chrome. Best of 3 runs each (shared machine); outputs go to /dev/null.
+# --chrome. Best of 3 runs each (shared machine); outputs go to /dev/null. Also the peak RSS of
+# fxt report and fxt report --tree on the big archive (/usr/bin/time %M: the mapped archive's
+# resident pages count in it).
 # Usage: bench/client.sh [BUILD_DIR]   Env: SIZE_MB (1024), CALLS (3000000), WORK (temp dir)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -59,6 +61,11 @@ t_big_r=$(best "$fxt" report "$work/big.fxt")
 row "fxt report" "$big_bytes" "$big_events" "$t_big_r"
 row "fxt json" "$big_bytes" "$big_events" "$(best "$fxt" json -o /dev/null "$work/big.fxt")"
 report_mbs=$(python3 -c "print(round($big_bytes / 1e6 / $t_big_r))")
+for args in "" "--tree"; do
+	/usr/bin/time -f "%M" -o "$work/rss" "$fxt" report $args "$work/big.fxt" >/dev/null
+	printf '%-24s peak RSS %d MB (archive %d MB)\n' "fxt report $args" \
+		$(($(cat "$work/rss") / 1024)) $((big_bytes / 1048576))
+done
 rm -f "$work/big.fxt"
 
 # ---- the same N-call workload recorded by each tracer ----

@@ -1,8 +1,8 @@
 /* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`:
- * a keyed table, time parsing/formatting, a streaming profile aggregator (per-function and
- * call-tree figures from spans that arrive in post-order), and a streaming Catapult JSON
- * converter. Memory grows with distinct keys (functions, paths, threads, objects) and stack
- * depth, never with the number of records. Nothing here prints diagnostics or exits; one object per thread. */
+ * a keyed table, time parsing/formatting, an exact two-pass profile aggregator (per-function
+ * and call-tree figures from the spans of each thread, in runs that may come in any order), and
+ * a streaming Catapult JSON converter. Memory grows with distinct keys (functions, paths,
+ * threads, objects), stack depth and runs, never with the number of calls or callees. Nothing here prints diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
 #define FXT_CLIENT_H
@@ -48,10 +48,12 @@ char *fxt_time_fmt(char *buf, size_t len, uint64_t ns);
 
 /* ---- profile aggregation (profile.c) ---- */
 enum fxt_prof_kind {
-	FXT_PK_FUNC = 0,	/* duration events of any category but lock/sample */
+	FXT_PK_FUNC = 0,	/* duration events of the program's own categories */
 	FXT_PK_LOCK = 1,	/* category "lock": lock waits, callees of the enclosing function */
 	FXT_PK_SAMPLE = 2,	/* category "sample": sampled stacks, a timeline of their own */
-	FXT_PK_COUNT = 3,
+	FXT_PK_STALL = 3,	/* category "fxtauto": the tracer's own stalls, callees too */
+	FXT_PK_THREAD = 4,	/* category "pthread": pthread_create and thread_start spans */
+	FXT_PK_COUNT = 5,
 };
 
 struct fxt_prof_opts {
@@ -69,6 +71,7 @@ struct fxt_prof_row {
 /* A call-tree node: inclusive time and calls of one call path. */
 struct fxt_prof_node {
 	struct fxt_sv name;
+	unsigned kind;		/* enum fxt_prof_kind: FUNC, LOCK, STALL, THREAD or SAMPLE */
 	uint64_t calls, total, self;
 	uint32_t child, sibling; /* node indexes + 1, 0 = none */
 };
@@ -81,29 +84,43 @@ struct fxt_prof_root {
 
 struct fxt_prof;
 
+/* The input is given twice, in the same order: pass 1 finds the spans that may enclose spans
+ * of other runs, fxt_prof_rescan() sorts them, pass 2 counts. A run is a stretch of one
+ * thread's spans written one after the other (kind SAMPLE apart from the others); runs of a
+ * thread may come in any order. Nesting is by time interval per thread; within a run spans come
+ * in the order their writer ended them (callees before their caller). Memory: one run of at
+ * most 4096 spans, the spans open at each run's first end, rows and distinct tree paths.
+ * Every function below: one profile per thread. */
+
 /* Returns 0 or -ENOMEM. */
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
 void fxt_prof_free(struct fxt_prof *p);
-/* A call that ended (complete event, or a begin/end pair). Spans of one thread and kind family
- * must arrive in order of their end (as writers emit them); a span absorbs the earlier spans it
- * encloses as its callees. object labels lock waits. Returns 0 or -ENOMEM. */
+/* A call that ended (complete event). object labels lock waits. Fails: -ENOMEM, -EINVAL for
+ * a kind out of range. */
 int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
 		  struct fxt_sv name, struct fxt_sv object, uint64_t start, uint64_t end);
-/* Begin/end events: a begin opens a frame on the thread, an end closes the innermost one. */
+/* Begin/end events: a begin opens a frame on the thread, an end closes the innermost one (the
+ * span is placed where its end is). Fails as fxt_prof_span(). */
 int fxt_prof_begin(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
 		   struct fxt_sv name, struct fxt_sv object, uint64_t ts);
 int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
 		 uint64_t ts);
-/* Ends the input: spans never enclosed become tree roots. Call once before reading results. */
+/* The spans that follow may be another stretch of their thread (a thread record starts every
+ * chunk; a record left out by a filter). Fails: -ENOMEM. */
+int fxt_prof_cut(struct fxt_prof *p);
+/* Ends pass 1 (pass 1's name views may die once it returns: what is kept is copied); pass 2
+ * takes views that live until fxt_prof_free(). Pass 2 counts calls with from_ns <= start and end <= to_ns (0: no end).
+ * Fails: -ENOMEM, -EINVAL when called twice. */
+int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns);
+/* Ends pass 2. Call once before reading results. Fails: -ENOMEM, -EINVAL before a rescan. */
 int fxt_prof_finish(struct fxt_prof *p);
 /* Rows of one kind, in an array owned by p. Call after fxt_prof_finish(); sorting it (below)
  * ends all further input. */
 struct fxt_prof_row *fxt_prof_rows(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
 /* Frames opened by begin events and never ended (not counted). */
 uint64_t fxt_prof_unclosed(const struct fxt_prof *p);
-/* Callers whose callee time is approximate: a thread had more than 16384 direct callees of
- * open frames pending, the older ones were merged in pairs, and a caller began inside a pair. */
-uint64_t fxt_prof_inexact(const struct fxt_prof *p);
+/* Spans pass 1 kept as possible parents of other runs' spans (what memory grows with). */
+uint64_t fxt_prof_cross(const struct fxt_prof *p);
 /* Tree roots (kind FUNC or SAMPLE) and node access. */
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);

@@ -1,6 +1,7 @@
 /* Streaming Catapult JSON (Trace Event Format) from FXT records (client.h): one JSON event per
  * event, log and process/thread kernel object record, written as the records arrive through an
- * output buffer. Timestamps in microseconds with nanosecond precision from the provider's tick
+ * output buffer; a name repeated for the same process or thread is written once, and the
+ * `log` instant that mirrors a log record for Perfetto's FXT importer is left out. Timestamps in microseconds with nanosecond precision from the provider's tick
  * rate. Strings are escaped for JSON with invalid UTF-8 replaced by U+FFFD. Memory: the buffer
  * and the userspace object table (pointer -> label), never the events. */
 /* SPDX-License-Identifier: MIT */
@@ -28,12 +29,19 @@ struct open_args {
 	uint32_t nargs, cargs, depth, cdepth;
 };
 
+/* The name last written for a process or thread (a = kernel object type, b = koid). */
+struct kname {
+	struct ckey key;
+	struct fxt_sv name;
+};
+
 struct fxt_json {
 	FILE *f;
 	size_t pos;
 	int err, started;
 	uint64_t events;
-	struct ctab uobjs, open;
+	struct ctab uobjs, open, knames;
+	struct fxt_record last_log; /* type FXT_RT_LOG when the previous record was a log record */
 	struct fxt_koids last;	/* thread of the last event and its rendered pid/tid */
 	char where[64];
 	size_t where_len;
@@ -63,6 +71,13 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 		free(j);
 		return -ENOMEM;
 	}
+	if (ctab_init(&j->knames, sizeof(struct kname))) {
+		ctab_free(&j->open);
+		ctab_free(&j->uobjs);
+		free(j);
+		return -ENOMEM;
+	}
+	j->last_log.type = FXT_RT_METADATA;
 	*out = j;
 	return 0;
 }
@@ -78,6 +93,7 @@ void fxt_json_free(struct fxt_json *j)
 	}
 	ctab_free(&j->open);
 	ctab_free(&j->uobjs);
+	ctab_free(&j->knames);
 	free(j);
 }
 
@@ -476,14 +492,42 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 	return 0;
 }
 
-static void kernel_object(struct fxt_json *j, const struct fxt_record *rec)
+/* 1 when rec is the `log` instant an FXT writer adds after a log record for viewers that show
+ * only events (same thread, time and message as the log record just before it). */
+static int is_log_mirror(const struct fxt_json *j, const struct fxt_record *rec)
+{
+	const struct fxt_record *l = &j->last_log;
+
+	if (l->type != FXT_RT_LOG || rec->u.event.event_type != FXT_ET_INSTANT ||
+	    !sv_eq(rec->u.event.category, (struct fxt_sv){ "log", 3 }) ||
+	    rec->u.event.ts != l->u.log.ts || rec->u.event.thread.pid != l->u.log.thread.pid ||
+	    rec->u.event.thread.tid != l->u.log.thread.tid)
+		return 0;
+	for (unsigned i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_AT_STRING &&
+		    sv_eq(rec->args[i].name, (struct fxt_sv){ "message", 7 }))
+			return sv_eq(rec->args[i].v.str, l->u.log.msg);
+	return 0;
+}
+
+/* Returns 0, or -ENOMEM. */
+static int kernel_object(struct fxt_json *j, const struct fxt_record *rec)
 {
 	static const struct fxt_sv cat = { "__metadata", 10 };
 	uint64_t pid = rec->u.kobj.koid, tid = 0;
 	int thread = rec->u.kobj.obj_type == FXT_OBJ_TYPE_THREAD;
+	struct ckey k = { rec->u.kobj.obj_type, rec->u.kobj.koid, { "", 0 } };
+	struct kname *kn;
+	int64_t i;
 
 	if (rec->u.kobj.obj_type != FXT_OBJ_TYPE_PROCESS && !thread)
-		return;
+		return 0;
+	if ((i = ctab_get(&j->knames, &k, 1)) < 0)
+		return -ENOMEM;
+	kn = ctab_at(&j->knames, (uint32_t)i);
+	if (kn->name.s && sv_eq(kn->name, rec->u.kobj.name))
+		return 0; /* the same name again (the manager's record and the process's own) */
+	kn->name = rec->u.kobj.name;
 	if (thread) {
 		tid = rec->u.kobj.koid;
 		pid = 0;
@@ -498,6 +542,7 @@ static void kernel_object(struct fxt_json *j, const struct fxt_record *rec)
 	PUTS(j, ",\"args\":{\"name\":");
 	put_str(j, rec->u.kobj.name);
 	PUTS(j, "}}");
+	return 0;
 }
 
 static void log_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
@@ -517,11 +562,18 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	switch (rec->type) {
 	case FXT_RT_EVENT:
-		if (event(j, r, rec) < 0)
+		if (!is_log_mirror(j, rec) && event(j, r, rec) < 0)
 			return -ENOMEM;
 		break;
-	case FXT_RT_KERNEL_OBJECT: kernel_object(j, rec); break;
-	case FXT_RT_LOG: log_record(j, r, rec); break;
+	case FXT_RT_KERNEL_OBJECT:
+		if (kernel_object(j, rec) < 0)
+			return -ENOMEM;
+		break;
+	case FXT_RT_LOG:
+		log_record(j, r, rec);
+		j->last_log.type = FXT_RT_LOG;
+		j->last_log.u.log = rec->u.log;
+		return j->err;
 	case FXT_RT_USERSPACE_OBJECT: {
 		struct ckey k = { rec->u.uobj.process_koid, rec->u.uobj.pointer, { "", 0 } };
 		int64_t i = ctab_get(&j->uobjs, &k, 1);
@@ -531,6 +583,7 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 		break;
 	}
 	}
+	j->last_log.type = FXT_RT_METADATA;
 	return j->err;
 }
 

@@ -1,9 +1,12 @@
-/* Streaming profile aggregation (client.h): per-function rows (calls, total, self, max) and an
- * optional call tree from spans that arrive in post-order, as FXT writers emit complete events
- * at exit. Each thread keeps a stack of spans not yet enclosed by a caller: a new span absorbs
- * the spans it encloses (its direct callees), so its self time is known at once. Memory: rows
- * and tree paths, plus per thread the pending spans (the callees of frames still open) and the
- * open begin events. */
+/* Exact profile aggregation in two passes over the same spans (client.h): per-function rows
+ * (calls, total, self, max) and an optional call tree. Spans are cut into runs: stretches of
+ * one thread's spans that it wrote one after the other (a chunk, or part of one). Inside a run
+ * a walk from its end meets every parent before its children, so one stack of open ancestors
+ * gives each span's callee time. A parent in another run is one that began at or before its
+ * run's earliest end (the chain of frames open there, at most the stack depth per run): pass 1
+ * keeps just those "cross" spans per thread, sorted into a skeleton tree; in pass 2 a span
+ * with no parent in its run finds it in the skeleton. So runs may come in any order, and memory
+ * is a run (RUN_CAP spans), its stack, the skeleton, rows and distinct tree paths. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,32 +15,48 @@
 
 #include "client/client.h"
 
-/* Spans of FUNC and LOCK nest together; SAMPLE slices form a timeline of their own. */
+/* Spans of FUNC, LOCK, STALL and THREAD nest together; SAMPLE slices form their own timeline. */
 enum { FAM_CALLS, FAM_SAMPLES, FAM_COUNT };
 
-/* A pending span, or a group of adjacent ones merged when the thread had PEND_CAP pending:
- * start of the first, start of the last, latest end, summed durations. */
-struct pend {
-	uint64_t start, last_start, end, dur;
-	const char *name; /* the function's name bytes (the same string record: the same address) */
-	uint32_t node; /* floating subtree (a container for a group), index + 1; 0 without tree */
+/* Spans buffered per run: splitting a run anywhere keeps it a stretch of one writer. */
+#define RUN_CAP 4096u
+
+struct span {
+	uint64_t start, end;
+	struct fxt_sv name;
+	unsigned kind;
+	uint32_t cross; /* skeleton index + 1 of a cross span (pass 2), 0 for others */
 };
 
-/* Pending spans kept exactly per thread; beyond, the older half is merged pairwise. */
-#define PEND_CAP 16384u
+/* A cross span: a parent maybe of spans in other runs. */
+struct cross {
+	uint64_t start, end, callees;
+	struct fxt_sv name; /* pass 1 copies it into the pool: pass 1's views die with its reader */
+	unsigned kind;
+	uint32_t seq;	 /* its rank among its thread's cross spans in input order */
+	uint32_t parent; /* skeleton index + 1, 0: a root */
+	uint32_t node;	 /* tree node index + 1 */
+};
 
 struct open {
 	uint64_t start;
-	struct fxt_sv name, object;
+	struct fxt_sv name;
 	unsigned kind;
+};
+
+struct fam {
+	struct cross *x;	/* pass 1: in input order; pass 2: sorted (the skeleton) */
+	uint32_t nx, cx;
+	uint32_t *by_seq;	/* pass 2: seq -> skeleton index */
+	uint32_t seq;		/* cross spans met so far in this pass */
+	struct open *open;
+	uint32_t nopen, copen;
+	uint32_t root;		/* tree root node index + 1, 0 until needed */
 };
 
 struct thr {
 	struct ckey key; /* a = pid, b = tid */
-	struct pend *pend[FAM_COUNT];
-	uint32_t npend[FAM_COUNT], cpend[FAM_COUNT];
-	struct open *open[FAM_COUNT];
-	uint32_t nopen[FAM_COUNT], copen[FAM_COUNT];
+	struct fam f[FAM_COUNT];
 };
 
 /* Direct-mapped cache from a name's address (indexed strings share it) to its row. */
@@ -49,15 +68,42 @@ struct rcache {
 	uint64_t pid, tid;
 };
 
+/* An open ancestor in the walk of a run. */
+struct anc {
+	uint32_t i;	 /* run index */
+	uint32_t node;
+	uint64_t callees;
+};
+
+/* Tree child lookup: (parent node, kind, name) -> node. */
+struct child {
+	struct ckey key;
+	uint32_t node;
+};
+
+struct pool {
+	struct pool *next;
+	size_t used, cap;
+	char data[];
+};
+
 struct fxt_prof {
 	struct fxt_prof_opts o;
+	int pass;	/* 1 or 2 */
 	struct ctab rows[FXT_PK_COUNT];
 	struct ctab roots[FXT_PK_COUNT];
-	struct ctab thrs;
+	struct ctab thrs, children;
 	struct thr *last;
+	struct span run[RUN_CAP];
+	uint32_t nrun;
+	uint32_t run_thr; /* thread index + 1 in thrs (a ctab moves its entries as it grows) */
+	int run_fam;
+	struct anc *stack;
+	uint32_t nstack, cstack;
 	struct fxt_prof_node *nodes;
-	uint32_t nnodes, cnodes, free_node; /* free list through sibling, index + 1 */
-	uint64_t unclosed, inexact;
+	uint32_t nnodes, cnodes;
+	uint64_t unclosed, cross_total;
+	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
 };
 
@@ -69,6 +115,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	if (!p)
 		return -ENOMEM;
 	p->o = *o;
+	p->pass = 1;
 	if (!p->o.to_ns)
 		p->o.to_ns = UINT64_MAX;
 	for (int k = 0; k < FXT_PK_COUNT; k++) {
@@ -76,6 +123,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 		err |= ctab_init(&p->roots[k], sizeof(struct fxt_prof_root));
 	}
 	err |= ctab_init(&p->thrs, sizeof(struct thr));
+	err |= ctab_init(&p->children, sizeof(struct child));
 	if (err) {
 		fxt_prof_free(p);
 		return -ENOMEM;
@@ -91,8 +139,9 @@ void fxt_prof_free(struct fxt_prof *p)
 	for (uint32_t i = 0; i < p->thrs.n; i++) {
 		struct thr *t = ctab_at(&p->thrs, i);
 		for (int f = 0; f < FAM_COUNT; f++) {
-			free(t->pend[f]);
-			free(t->open[f]);
+			free(t->f[f].x);
+			free(t->f[f].by_seq);
+			free(t->f[f].open);
 		}
 	}
 	for (int k = 0; k < FXT_PK_COUNT; k++) {
@@ -100,11 +149,39 @@ void fxt_prof_free(struct fxt_prof *p)
 		ctab_free(&p->roots[k]);
 	}
 	ctab_free(&p->thrs);
+	ctab_free(&p->children);
+	while (p->pool) {
+		struct pool *n = p->pool->next;
+		free(p->pool);
+		p->pool = n;
+	}
+	free(p->stack);
 	free(p->nodes);
 	free(p);
 }
 
-static int fam_of(enum fxt_prof_kind k)
+/* A copy of s that lives as long as p. Returns 0 or -ENOMEM. */
+static int pool_copy(struct fxt_prof *p, struct fxt_sv *s)
+{
+	struct pool *b = p->pool;
+
+	if (!b || b->cap - b->used < s->len) {
+		size_t cap = s->len > 65536 ? s->len : 65536;
+		if (!(b = malloc(sizeof(*b) + cap)))
+			return -ENOMEM;
+		b->next = p->pool;
+		b->used = 0;
+		b->cap = cap;
+		p->pool = b;
+	}
+	if (s->len)
+		memcpy(b->data + b->used, s->s, s->len);
+	s->s = b->data + b->used;
+	b->used += s->len;
+	return 0;
+}
+
+static int fam_of(unsigned k)
 {
 	return k == FXT_PK_SAMPLE ? FAM_SAMPLES : FAM_CALLS;
 }
@@ -117,18 +194,19 @@ static struct thr *thr_get(struct fxt_prof *p, uint64_t pid, uint64_t tid)
 	if (p->last && p->last->key.a == pid && p->last->key.b == tid)
 		return p->last;
 	i = ctab_get(&p->thrs, &k, 1);
-	return p->last = i < 0 ? NULL : ctab_at(&p->thrs, (uint32_t)i);
+	p->last = i < 0 ? NULL : ctab_at(&p->thrs, (uint32_t)i);
+	return p->last;
 }
 
-static struct fxt_prof_row *row_get(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid,
-				    uint64_t tid, struct fxt_sv name)
+static struct fxt_prof_row *row_get(struct fxt_prof *p, unsigned k, uint64_t pid, uint64_t tid,
+				    struct fxt_sv name)
 {
 	uintptr_t h = ((uintptr_t)name.s ^ (uintptr_t)(tid * 0x9e3779b97f4a7c15ULL) ^ k) >> 3;
 	struct rcache *c = &p->rc[(h ^ (h >> 12)) & (RCACHE_SIZE - 1)];
 	struct ckey key = { pid, p->o.per_thread ? tid : 0, name };
 	int64_t i;
 
-	if (c->s == name.s && c->len == name.len && c->kind == (unsigned)k && c->pid == pid &&
+	if (c->s == name.s && c->len == name.len && c->kind == k && c->pid == pid &&
 	    c->tid == tid)
 		return ctab_at(&p->rows[k], c->row);
 	i = ctab_get(&p->rows[k], &key, 1);
@@ -138,206 +216,323 @@ static struct fxt_prof_row *row_get(struct fxt_prof *p, enum fxt_prof_kind k, ui
 	return ctab_at(&p->rows[k], (uint32_t)i);
 }
 
+/* Counts one call of kind k into its row when it lies in the window. Returns 0 or -ENOMEM. */
+static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt_sv name,
+		 uint64_t start, uint64_t end, uint64_t callees, uint32_t node)
+{
+	uint64_t dur = end - start, self = callees < dur ? dur - callees : 0;
+	struct fxt_prof_row *r;
+
+	if (start < p->o.from_ns || end > p->o.to_ns)
+		return 0;
+	if (!(r = row_get(p, k, t->key.a, t->key.b, name)))
+		return -ENOMEM;
+	r->calls++;
+	r->total += dur;
+	r->self += self;
+	if (dur > r->max)
+		r->max = dur;
+	if (node) {
+		struct fxt_prof_node *n = &p->nodes[node - 1];
+		n->calls++;
+		n->total += dur;
+		n->self += self;
+	}
+	return 0;
+}
+
 /* ---- call tree nodes ---- */
 
-static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name)
+static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name, unsigned kind)
 {
-	uint32_t i;
+	if (p->nnodes == p->cnodes) {
+		uint32_t nc = p->cnodes ? p->cnodes * 2 : 1024;
+		struct fxt_prof_node *nn = realloc(p->nodes, nc * sizeof(*nn));
+		if (!nn)
+			return 0;
+		p->nodes = nn;
+		p->cnodes = nc;
+	}
+	memset(&p->nodes[p->nnodes], 0, sizeof(p->nodes[0]));
+	p->nodes[p->nnodes].name = name;
+	p->nodes[p->nnodes].kind = kind;
+	return ++p->nnodes;
+}
 
-	if (p->free_node) {
-		i = p->free_node;
-		p->free_node = p->nodes[i - 1].sibling;
-	} else {
-		if (p->nnodes == p->cnodes) {
-			uint32_t nc = p->cnodes ? p->cnodes * 2 : 1024;
-			struct fxt_prof_node *nn = realloc(p->nodes, nc * sizeof(*nn));
-			if (!nn)
-				return 0;
-			p->nodes = nn;
-			p->cnodes = nc;
+/* The child of parent for (kind, name), made on first use. Returns its index + 1, 0 on ENOMEM. */
+static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, struct fxt_sv name)
+{
+	struct ckey k = { parent, kind, name };
+	int64_t i = ctab_get(&p->children, &k, 1);
+	struct child *c;
+
+	if (i < 0)
+		return 0;
+	c = ctab_at(&p->children, (uint32_t)i);
+	if (!c->node) {
+		if (!(c->node = node_new(p, name, kind)))
+			return 0;
+		p->nodes[c->node - 1].sibling = p->nodes[parent - 1].child;
+		p->nodes[parent - 1].child = c->node;
+	}
+	return c->node;
+}
+
+/* The nameless root of thread t's tree of family f (per process unless per_thread). */
+static uint32_t root_of(struct fxt_prof *p, struct thr *t, int f)
+{
+	unsigned k = f == FAM_SAMPLES ? FXT_PK_SAMPLE : FXT_PK_FUNC;
+	struct ckey key = { t->key.a, p->o.per_thread ? t->key.b : 0, { "", 0 } };
+	struct fxt_prof_root *root;
+	int64_t ri;
+
+	if (t->f[f].root)
+		return t->f[f].root;
+	if ((ri = ctab_get(&p->roots[k], &key, 1)) < 0)
+		return 0;
+	root = ctab_at(&p->roots[k], (uint32_t)ri);
+	if (!root->node && !(root->node = node_new(p, key.s, k)))
+		return 0;
+	return t->f[f].root = root->node;
+}
+
+/* ---- the skeleton of cross spans ---- */
+
+static int cross_cmp(const void *x, const void *y)
+{
+	const struct cross *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1; /* the outer one first */
+	return a->seq > b->seq ? -1 : a->seq < b->seq; /* same interval: the later one encloses */
+}
+
+/* Sorts thread t's cross spans of family f and links each to its innermost enclosing one.
+ * Returns 0 or -ENOMEM. */
+static int skeleton_build(struct fxt_prof *p, struct thr *t, int f)
+{
+	struct fam *fm = &t->f[f];
+	uint32_t *stack, n = 0;
+
+	if (!fm->nx)
+		return 0;
+	qsort(fm->x, fm->nx, sizeof(*fm->x), cross_cmp);
+	fm->by_seq = malloc(fm->nx * sizeof(*fm->by_seq));
+	stack = malloc(fm->nx * sizeof(*stack));
+	if (!fm->by_seq || !stack) {
+		free(stack);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < fm->nx; i++) {
+		struct cross *c = &fm->x[i];
+		while (n && fm->x[stack[n - 1]].end < c->end)
+			n--;
+		c->parent = n ? stack[n - 1] + 1 : 0;
+		stack[n++] = i;
+		fm->by_seq[c->seq < fm->nx ? c->seq : 0] = i;
+		c->callees = 0;
+		if (p->o.tree) {
+			uint32_t up = c->parent ? fm->x[c->parent - 1].node : root_of(p, t, f);
+			if (!up || !(c->node = node_child(p, up, c->kind, c->name))) {
+				free(stack);
+				return -ENOMEM;
+			}
 		}
-		i = ++p->nnodes;
 	}
-	memset(&p->nodes[i - 1], 0, sizeof(p->nodes[0]));
-	p->nodes[i - 1].name = name;
-	return i;
+	free(stack);
+	return 0;
 }
 
-/* Makes subtree c a child of parent, merging it into a same-named child if there is one. */
-static void node_attach(struct fxt_prof *p, uint32_t parent, uint32_t c)
+/* The innermost cross span of fm enclosing [start, end]: index + 1, 0 when none. */
+static uint32_t skeleton_find(const struct fam *fm, uint64_t start, uint64_t end)
 {
-	struct fxt_prof_node *pn = &p->nodes[parent - 1], *cn = &p->nodes[c - 1];
-	uint32_t x;
+	uint32_t lo = 0, hi = fm->nx, j;
 
-	for (x = pn->child; x && !sv_eq(p->nodes[x - 1].name, cn->name); x = p->nodes[x - 1].sibling)
+	while (lo < hi) { /* first index with start > start */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (fm->x[mid].start <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = lo; j && fm->x[j - 1].end < end; j = fm->x[j - 1].parent)
 		;
-	if (!x) {
-		cn->sibling = pn->child;
-		pn->child = c;
-		return;
-	}
-	struct fxt_prof_node *xn = &p->nodes[x - 1];
-	xn->calls += cn->calls;
-	xn->total += cn->total;
-	xn->self += cn->self;
-	for (uint32_t cc = cn->child, next; cc; cc = next) {
-		next = p->nodes[cc - 1].sibling;
-		node_attach(p, x, cc);
-	}
-	cn->sibling = p->free_node;
-	p->free_node = c;
+	return j;
 }
 
-/* A container node holds the subtrees of a merged group of spans. */
-static int is_container(const struct fxt_prof *p, uint32_t node)
+/* ---- runs ---- */
+
+/* The earliest end of the current run: spans starting at or before it may enclose spans of
+ * runs written before it. */
+static uint64_t run_first_end(const struct fxt_prof *p)
 {
-	return !p->nodes[node - 1].name.s;
+	uint64_t m = UINT64_MAX;
+	for (uint32_t i = 0; i < p->nrun; i++)
+		if (p->run[i].end < m)
+			m = p->run[i].end;
+	return m;
 }
 
-/* Attaches a pending span's subtree (or each subtree of a group) under parent. */
-static void node_absorb(struct fxt_prof *p, uint32_t parent, uint32_t node)
+static int pass1_run(struct fxt_prof *p, struct thr *t, int f)
 {
-	if (!is_container(p, node)) {
-		node_attach(p, parent, node);
-		return;
-	}
-	for (uint32_t c = p->nodes[node - 1].child, next; c; c = next) {
-		next = p->nodes[c - 1].sibling;
-		node_attach(p, parent, c);
-	}
-	p->nodes[node - 1].sibling = p->free_node;
-	p->free_node = node;
-}
+	struct fam *fm = &t->f[f];
+	uint64_t first = run_first_end(p);
 
-/* Merges b into a (b follows a). Returns 0 or -ENOMEM. */
-static int pend_merge(struct fxt_prof *p, struct pend *a, const struct pend *b)
-{
-	if (a->node && !is_container(p, a->node)) {
-		uint32_t c = node_new(p, (struct fxt_sv){ NULL, 0 });
-		if (!c)
+	for (uint32_t i = 0; i < p->nrun; i++) {
+		struct span *s = &p->run[i];
+		if (s->start > first)
+			continue;
+		if (fm->nx == fm->cx) {
+			uint32_t nc = fm->cx ? fm->cx * 2 : 16;
+			struct cross *nx = realloc(fm->x, nc * sizeof(*nx));
+			if (!nx)
+				return -ENOMEM;
+			fm->x = nx;
+			fm->cx = nc;
+		}
+		struct cross *c = &fm->x[fm->nx];
+		*c = (struct cross){ s->start, s->end, 0, s->name, s->kind, fm->nx, 0, 0 };
+		if (pool_copy(p, &c->name) < 0)
 			return -ENOMEM;
-		node_attach(p, c, a->node);
-		a->node = c;
+		fm->nx++;
 	}
-	if (a->node)
-		node_absorb(p, a->node, b->node);
-	a->last_start = b->last_start;
-	a->end = a->end > b->end ? a->end : b->end;
-	a->dur += b->dur;
-	if (a->name != b->name)
-		a->name = NULL;
 	return 0;
 }
 
-/* Makes room in a full pending stack by merging its older half: runs of calls to the same
- * function first (siblings in a loop, most likely), pairs of neighbours if that frees too
- * little. Returns 0 or -ENOMEM. */
-static int pend_compact(struct fxt_prof *p, struct thr *t, int f)
+/* Closes the innermost open ancestor of the walk: its callee time is complete. */
+static int pop(struct fxt_prof *p, struct thr *t)
 {
-	struct pend *e = t->pend[f];
-	uint32_t n = t->npend[f], half = n / 2, w = 0;
-	int pairs = 0;
+	struct anc *a = &p->stack[--p->nstack];
+	struct span *s = &p->run[a->i];
 
-again:
-	w = 0;
-	for (uint32_t i = 0; i < half; i++) {
-		int join = w && (pairs ? (i & 1) : e[i].name && e[w - 1].name == e[i].name);
-		if (!join)
-			e[w++] = e[i];
-		else if (pend_merge(p, &e[w - 1], &e[i]) < 0)
+	if (s->cross)
+		return 0; /* counted at the end: callees in other runs may follow */
+	return count(p, t, s->kind, s->name, s->start, s->end, a->callees, a->node);
+}
+
+static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
+{
+	struct fam *fm = &t->f[f];
+	uint64_t first = run_first_end(p);
+
+	for (uint32_t i = 0; i < p->nrun; i++)
+		if (p->run[i].start <= first && fm->seq < fm->nx)
+			p->run[i].cross = fm->by_seq[fm->seq++] + 1;
+	if (p->cstack < p->nrun) {
+		struct anc *ns = realloc(p->stack, p->nrun * sizeof(*ns));
+		if (!ns)
 			return -ENOMEM;
+		p->stack = ns;
+		p->cstack = p->nrun;
 	}
-	memmove(e + w, e + half, (n - half) * sizeof(*e));
-	n = w + n - half;
-	if (!pairs && n > PEND_CAP * 7 / 8) {
-		pairs = 1;
-		half = n / 2;
-		goto again;
+	p->nstack = 0;
+	for (uint32_t i = p->nrun; i-- > 0;) {
+		struct span *s = &p->run[i];
+		uint64_t dur = s->end - s->start;
+		uint32_t up = 0, node = 0;
+
+		while (p->nstack) {
+			const struct span *top = &p->run[p->stack[p->nstack - 1].i];
+			if (top->start <= s->start && s->end <= top->end)
+				break;
+			if (pop(p, t) < 0)
+				return -ENOMEM;
+		}
+		if (p->nstack) {
+			struct anc *a = &p->stack[p->nstack - 1];
+			struct span *top = &p->run[a->i];
+			if (top->cross)
+				fm->x[top->cross - 1].callees += dur;
+			else
+				a->callees += dur;
+			up = a->node;
+		} else {
+			uint32_t x = s->cross ? fm->x[s->cross - 1].parent
+					      : skeleton_find(fm, s->start, s->end);
+			if (x)
+				fm->x[x - 1].callees += dur;
+			up = x ? fm->x[x - 1].node : p->o.tree ? root_of(p, t, f) : 0;
+		}
+		if (s->cross)
+			node = fm->x[s->cross - 1].node;
+		else if (p->o.tree && (!up || !(node = node_child(p, up, s->kind, s->name))))
+			return -ENOMEM;
+		p->stack[p->nstack++] = (struct anc){ i, node, 0 };
 	}
-	t->npend[f] = n;
+	while (p->nstack)
+		if (pop(p, t) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
-/* ---- spans ---- */
+/* Ends the current run. Returns 0 or -ENOMEM. */
+static int run_close(struct fxt_prof *p)
+{
+	int rc = 0;
+
+	if (p->nrun && p->run_thr) {
+		struct thr *t = ctab_at(&p->thrs, p->run_thr - 1);
+		rc = p->pass == 1 ? pass1_run(p, t, p->run_fam) : pass2_run(p, t, p->run_fam);
+	}
+	p->nrun = 0;
+	p->run_thr = 0;
+	return rc;
+}
+
+int fxt_prof_cut(struct fxt_prof *p)
+{
+	return run_close(p);
+}
+
+/* ---- input ---- */
+
+static int add_span(struct fxt_prof *p, struct thr *t, unsigned k, struct fxt_sv name,
+		    uint64_t start, uint64_t end)
+{
+	int f = fam_of(k);
+	uint32_t ti = (uint32_t)(((unsigned char *)t - p->thrs.ents) / p->thrs.esize) + 1;
+
+	if ((p->run_thr != ti || p->run_fam != f || p->nrun == RUN_CAP) && run_close(p) < 0)
+		return -ENOMEM;
+	p->run_thr = ti;
+	p->run_fam = f;
+	p->run[p->nrun++] = (struct span){ start, end > start ? end : start, name, k, 0 };
+	return 0;
+}
 
 int fxt_prof_span(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
 		  struct fxt_sv name, struct fxt_sv object, uint64_t start, uint64_t end)
 {
 	struct thr *t = thr_get(p, pid, tid);
-	int f = fam_of(k);
-	uint64_t dur, callees = 0, self;
-	uint32_t node = 0;
-	int in;
 
-	if (!t)
-		return -ENOMEM;
-	if (end < start)
-		end = start;
-	dur = end - start;
-	in = start >= p->o.from_ns && end <= p->o.to_ns;
+	if (!t || (unsigned)k >= FXT_PK_COUNT)
+		return t ? -EINVAL : -ENOMEM;
 	if (k == FXT_PK_LOCK && object.len)
 		name = object;
-	if (p->o.tree && !(node = node_new(p, name)))
-		return -ENOMEM;
-	while (t->npend[f]) {
-		struct pend *c = &t->pend[f][t->npend[f] - 1];
-		if (c->last_start < start || c->end > end)
-			break;
-		if (c->start < start)
-			p->inexact++; /* a merged group this span cuts in two */
-		callees += c->dur;
-		if (c->node)
-			node_absorb(p, node, c->node);
-		t->npend[f]--;
-	}
-	self = callees < dur ? dur - callees : 0;
-	if (in) {
-		struct fxt_prof_row *r = row_get(p, k, pid, tid, name);
-		if (!r)
-			return -ENOMEM;
-		r->calls++;
-		r->total += dur;
-		r->self += self;
-		if (dur > r->max)
-			r->max = dur;
-		if (node) {
-			struct fxt_prof_node *n = &p->nodes[node - 1];
-			n->calls = 1;
-			n->total = dur;
-			n->self = self;
-		}
-	}
-	if (t->npend[f] == PEND_CAP && pend_compact(p, t, f) < 0)
-		return -ENOMEM;
-	if (t->npend[f] == t->cpend[f]) {
-		uint32_t nc = t->cpend[f] ? t->cpend[f] * 2 : 64;
-		struct pend *np = realloc(t->pend[f], nc * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		t->pend[f] = np;
-		t->cpend[f] = nc;
-	}
-	t->pend[f][t->npend[f]++] = (struct pend){ start, start, end, dur, name.s, node };
-	return 0;
+	return add_span(p, t, k, name, start, end);
 }
 
 int fxt_prof_begin(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
 		   struct fxt_sv name, struct fxt_sv object, uint64_t ts)
 {
 	struct thr *t = thr_get(p, pid, tid);
-	int f = fam_of(k);
+	struct fam *fm;
 
-	if (!t)
-		return -ENOMEM;
-	if (t->nopen[f] == t->copen[f]) {
-		uint32_t nc = t->copen[f] ? t->copen[f] * 2 : 16;
-		struct open *no = realloc(t->open[f], nc * sizeof(*no));
+	if (!t || (unsigned)k >= FXT_PK_COUNT)
+		return t ? -EINVAL : -ENOMEM;
+	fm = &t->f[fam_of(k)];
+	if (fm->nopen == fm->copen) {
+		uint32_t nc = fm->copen ? fm->copen * 2 : 16;
+		struct open *no = realloc(fm->open, nc * sizeof(*no));
 		if (!no)
 			return -ENOMEM;
-		t->open[f] = no;
-		t->copen[f] = nc;
+		fm->open = no;
+		fm->copen = nc;
 	}
-	t->open[f][t->nopen[f]++] = (struct open){ ts, name, object, k };
+	fm->open[fm->nopen++] = (struct open){ ts, k == FXT_PK_LOCK && object.len ? object : name,
+					       k };
 	return 0;
 }
 
@@ -345,40 +540,54 @@ int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_
 		 uint64_t ts)
 {
 	struct thr *t = thr_get(p, pid, tid);
-	int f = fam_of(k);
+	struct fam *fm;
 	struct open o;
 
-	if (!t)
-		return -ENOMEM;
-	if (!t->nopen[f])
+	if (!t || (unsigned)k >= FXT_PK_COUNT)
+		return t ? -EINVAL : -ENOMEM;
+	fm = &t->f[fam_of(k)];
+	if (!fm->nopen)
 		return 0;
-	o = t->open[f][--t->nopen[f]];
-	return fxt_prof_span(p, o.kind, pid, tid, o.name, o.object, o.start, ts);
+	o = fm->open[--fm->nopen];
+	return add_span(p, t, o.kind, o.name, o.start, ts);
+}
+
+int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns)
+{
+	if (p->pass != 1 || run_close(p) < 0)
+		return p->pass != 1 ? -EINVAL : -ENOMEM;
+	p->pass = 2;
+	p->o.from_ns = from_ns;
+	p->o.to_ns = to_ns ? to_ns : UINT64_MAX;
+	for (uint32_t i = 0; i < p->thrs.n; i++) {
+		struct thr *t = ctab_at(&p->thrs, i);
+		for (int f = 0; f < FAM_COUNT; f++) {
+			t->f[f].nopen = 0;
+			p->cross_total += t->f[f].nx;
+			if (skeleton_build(p, t, f) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 int fxt_prof_finish(struct fxt_prof *p)
 {
+	if (p->pass != 2 || run_close(p) < 0)
+		return p->pass != 2 ? -EINVAL : -ENOMEM;
 	for (uint32_t i = 0; i < p->thrs.n; i++) {
 		struct thr *t = ctab_at(&p->thrs, i);
 		for (int f = 0; f < FAM_COUNT; f++) {
-			enum fxt_prof_kind k = f == FAM_SAMPLES ? FXT_PK_SAMPLE : FXT_PK_FUNC;
-			struct ckey key = { t->key.a, p->o.per_thread ? t->key.b : 0, { "", 0 } };
-			struct fxt_prof_root *root;
-			int64_t ri;
-
-			p->unclosed += t->nopen[f];
-			t->nopen[f] = 0;
-			if (!p->o.tree || !t->npend[f])
-				continue;
-			ri = ctab_get(&p->roots[k], &key, 1);
-			if (ri < 0)
-				return -ENOMEM;
-			root = ctab_at(&p->roots[k], (uint32_t)ri);
-			if (!root->node && !(root->node = node_new(p, key.s)))
-				return -ENOMEM;
-			for (uint32_t j = 0; j < t->npend[f]; j++)
-				node_absorb(p, root->node, t->pend[f][j].node);
-			t->npend[f] = 0;
+			struct fam *fm = &t->f[f];
+			p->unclosed += fm->nopen;
+			fm->nopen = 0;
+			for (uint32_t j = 0; j < fm->nx; j++) {
+				struct cross *c = &fm->x[j];
+				if (count(p, t, c->kind, c->name, c->start, c->end, c->callees,
+					  c->node) < 0)
+					return -ENOMEM;
+			}
+			fm->nx = 0;
 		}
 	}
 	return 0;
@@ -395,9 +604,9 @@ uint64_t fxt_prof_unclosed(const struct fxt_prof *p)
 	return p->unclosed;
 }
 
-uint64_t fxt_prof_inexact(const struct fxt_prof *p)
+uint64_t fxt_prof_cross(const struct fxt_prof *p)
 {
-	return p->inexact;
+	return p->cross_total;
 }
 
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n)

@@ -1,8 +1,10 @@
-/* `fxt report FILE`: where did the time go. Streams the archive once through the profile
- * aggregator (client/profile.c) and prints per process (or thread) a function table — calls,
- * total, self, average, max — or the call tree, then lock waits (category "lock") and sampled
- * stacks (category "sample") in their own sections. Filters: pid, tid, function glob, time
- * window (a first pass finds the trace start). Exit 0, 1 bad input/usage, 2 unreadable file. */
+/* `fxt report FILE`: where did the time go. Streams the archive twice through the exact
+ * profile aggregator (client/profile.c: pass 1 also finds the trace start) and prints per
+ * process (or thread) a function table — calls, total, self, average, max — or the call tree,
+ * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
+ * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
+ * program's functions or count in their self time. Filters: pid, tid, function glob, time
+ * window. Exit 0; 1 bad input/usage or filters that match nothing; 2 unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,11 +25,13 @@ struct report {
 	struct fxt_prof *prof;
 	struct ctab names;	/* a = kernel object type, b = koid -> struct named */
 	struct ctab uobjs;	/* a = process koid, b = pointer -> struct named */
+	struct ctab labels;	/* join wait labels made here: key.s owned (malloc) */
 	uint64_t pid, tid;
 	int has_pid, has_tid;
 	uint64_t start_ns;	/* first pass: earliest event time */
+	uint64_t matched;	/* events that passed --pid/--tid */
 	const char *glob;
-	size_t limit;
+	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
 	int tree, threads;
 };
@@ -49,7 +53,9 @@ static const char usage[] =
 	"  --function GLOB  only functions whose name matches (in --tree: paths to them)\n"
 	"  --from TIME      only calls starting at or after TIME (10ms, 1.5s, 200us, 42ns)\n"
 	"  --to TIME        only calls ending at or before TIME; both relative to trace start\n"
-	"Lock waits (category lock) and sampled stacks (category sample) get their own sections.\n";
+	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
+	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
+	"functions, and a caller's self time excludes them as it excludes its callees.\n";
 
 static struct fxt_sv name_of(struct report *rp, unsigned type, uint64_t koid)
 {
@@ -73,6 +79,46 @@ static int is_cat(struct fxt_sv c, const char *s)
 	return c.len == strlen(s) && !memcmp(c.s, s, c.len);
 }
 
+/* label kept in rp->labels (made once per distinct text). Returns 0 or -ENOMEM. */
+static int label_intern(struct report *rp, const char *text, struct fxt_sv *out)
+{
+	struct ckey k = { 0, 0, { text, (uint32_t)strlen(text) } };
+	int64_t i = ctab_get(&rp->labels, &k, 0);
+	struct named *n;
+	char *copy;
+
+	if (i < 0) {
+		if (!(copy = strdup(text)))
+			return -ENOMEM;
+		k.s.s = copy;
+		if ((i = ctab_get(&rp->labels, &k, 1)) < 0) {
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	n = ctab_at(&rp->labels, (uint32_t)i);
+	*out = n->key.s;
+	return 0;
+}
+
+/* A pthread_join wait's label: "join NAME 0xPTHREAD" (threads of one name stay apart). */
+static int join_label(struct report *rp, const struct fxt_record *rec, struct fxt_sv *out)
+{
+	struct fxt_sv name = { "thread", 6 };
+	uint64_t ptr = 0;
+	char buf[320];
+
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		if (rec->args[i].type == FXT_AT_STRING && rec->args[i].v.str.len)
+			name = rec->args[i].v.str;
+		else if (rec->args[i].type == FXT_AT_POINTER)
+			ptr = rec->args[i].v.u64;
+	}
+	snprintf(buf, sizeof(buf), "join %.*s 0x%" PRIx64, (int)(name.len < 256 ? name.len : 256),
+		 name.s, ptr);
+	return label_intern(rp, buf, out);
+}
+
 /* A lock wait's label: its string argument, else its pointer's userspace object name. */
 static struct fxt_sv lock_label(struct report *rp, const struct fxt_record *rec)
 {
@@ -92,19 +138,6 @@ static struct fxt_sv lock_label(struct report *rp, const struct fxt_record *rec)
 	return none;
 }
 
-static int first_pass(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
-{
-	struct report *rp = ctx;
-	uint64_t ts;
-
-	if (rec->type != FXT_RT_EVENT)
-		return 0;
-	ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
-	if (ts < rp->start_ns)
-		rp->start_ns = ts;
-	return 0;
-}
-
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct report *rp = ctx;
@@ -116,6 +149,9 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	switch (rec->type) {
 	case FXT_RT_EVENT:
 		break;
+	case FXT_RT_THREAD:	/* every chunk starts with one: another stretch may follow */
+	case FXT_RT_METADATA:
+		return fxt_prof_cut(rp->prof);
 	case FXT_RT_KERNEL_OBJECT:
 		return remember(&rp->names, rec->u.kobj.obj_type, rec->u.kobj.koid, rec->u.kobj.name);
 	case FXT_RT_USERSPACE_OBJECT:
@@ -126,14 +162,25 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
-	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE ||
-	    (rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
+	if (rp->start_ns > fxt_reader_ticks_to_ns(r, rec->u.event.ts))
+		rp->start_ns = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	if ((rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
+		return fxt_prof_cut(rp->prof);
+	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
 		return 0;
+	rp->matched++;
 	if (is_cat(rec->u.event.category, "lock")) {
 		k = FXT_PK_LOCK;
 		obj = lock_label(rp, rec);
+		if (is_cat(rec->u.event.name, "join") && et != FXT_ET_DURATION_END &&
+		    join_label(rp, rec, &obj) < 0)
+			return -ENOMEM;
 	} else if (is_cat(rec->u.event.category, "sample")) {
 		k = FXT_PK_SAMPLE;
+	} else if (is_cat(rec->u.event.category, "fxtauto")) {
+		k = FXT_PK_STALL;
+	} else if (is_cat(rec->u.event.category, "pthread")) {
+		k = FXT_PK_THREAD;
 	}
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
@@ -171,32 +218,55 @@ static void print_owner(struct report *rp, uint64_t pid, uint64_t tid, const cha
 	printf(" ==\n");
 }
 
-static void print_table(struct report *rp, enum fxt_prof_kind k, const char *what,
-			const char *col)
+/* Prints the rows of kind k, one table per process (or thread) with at least one row to show;
+ * self: with the self column (callees are possible). Returns rows printed. */
+static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *what,
+			  const char *count_col, const char *col, int self)
 {
-	size_t n, shown = 0;
+	size_t n, shown = 0, all = 0;
 	struct fxt_prof_row *rows = fxt_prof_rows(rp->prof, k, &n);
+	uint64_t sum = 0;
 	char t[5][32];
 
 	fxt_prof_sort(rows, n, rp->sort);
 	for (size_t i = 0; i < n; i++) {
 		struct fxt_prof_row *w = &rows[i];
-		if (!i || w->key.a != rows[i - 1].key.a || w->key.b != rows[i - 1].key.b) {
-			print_owner(rp, w->key.a, w->key.b, what);
-			printf("%10s %12s %12s %12s %12s  %s\n", k == FXT_PK_FUNC ? "calls" :
-			       k == FXT_PK_LOCK ? "waits" : "slices", "total", "self", "avg", "max",
-			       col);
+		if (i && (w->key.a != rows[i - 1].key.a || w->key.b != rows[i - 1].key.b)) {
+			if (k == FXT_PK_STALL && shown)
+				printf("%10s %12s  all tracer stalls (not in any function's self time)\n",
+				       "", fxt_time_fmt(t[4], sizeof(t[4]), sum));
 			shown = 0;
+			sum = 0;
 		}
 		if (!name_ok(rp, w->key.s) || (rp->limit && shown >= rp->limit))
 			continue;
-		shown++;
-		printf("%10" PRIu64 " %12s %12s %12s %12s  %.*s\n", w->calls,
-		       fxt_time_fmt(t[0], sizeof(t[0]), w->total),
-		       fxt_time_fmt(t[1], sizeof(t[1]), w->self),
-		       fxt_time_fmt(t[2], sizeof(t[2]), w->calls ? w->total / w->calls : 0),
-		       fxt_time_fmt(t[3], sizeof(t[3]), w->max), (int)w->key.s.len, w->key.s.s);
+		if (!shown++) {
+			print_owner(rp, w->key.a, w->key.b, what);
+			if (self)
+				printf("%10s %12s %12s %12s %12s  %s\n", count_col, "total", "self",
+				       "avg", "max", col);
+			else
+				printf("%10s %12s %12s %12s  %s\n", count_col, "total", "avg", "max",
+				       col);
+		}
+		all++;
+		sum += w->total;
+		fxt_time_fmt(t[0], sizeof(t[0]), w->total);
+		fxt_time_fmt(t[1], sizeof(t[1]), w->self);
+		fxt_time_fmt(t[2], sizeof(t[2]), w->calls ? w->total / w->calls : 0);
+		fxt_time_fmt(t[3], sizeof(t[3]), w->max);
+		if (self)
+			printf("%10" PRIu64 " %12s %12s %12s %12s  %.*s\n", w->calls, t[0], t[1], t[2],
+			       t[3], (int)w->key.s.len, w->key.s.s);
+		else
+			printf("%10" PRIu64 " %12s %12s %12s  %.*s\n", w->calls, t[0], t[2], t[3],
+			       (int)w->key.s.len, w->key.s.s);
 	}
+	if (k == FXT_PK_STALL && shown)
+		printf("%10s %12s  all tracer stalls (not in any function's self time)\n", "",
+		       fxt_time_fmt(t[4], sizeof(t[4]), sum));
+	rp->printed += all;
+	return all;
 }
 
 /* Whether the subtree at idx has a node matching the glob (everything matches without one). */
@@ -212,6 +282,17 @@ static int tree_has_match(struct report *rp, uint32_t idx, int depth)
 		if (tree_has_match(rp, c, depth + 1))
 			return 1;
 	return 0;
+}
+
+/* What a tree line shows before a name that is not one of the program's functions. */
+static const char *mark(unsigned kind)
+{
+	switch (kind) {
+	case FXT_PK_LOCK: return "[lock wait] ";
+	case FXT_PK_STALL: return "[tracer stall] ";
+	case FXT_PK_THREAD: return "[thread] ";
+	default: return "";
+	}
 }
 
 static int node_cmp(const void *x, const void *y, void *arg)
@@ -252,9 +333,10 @@ static int print_children(struct report *rp, uint32_t idx, int depth, int matche
 		    (rp->limit && shown >= rp->limit))
 			continue;
 		shown++;
-		printf("%12s %12s %10" PRIu64 "  %*s%.*s\n", fxt_time_fmt(t[0], 32, c->total),
-		       fxt_time_fmt(t[1], 32, c->self), c->calls, 2 * depth, "", (int)c->name.len,
-		       c->name.s);
+		rp->printed++;
+		printf("%12s %12s %10" PRIu64 "  %*s%s%.*s\n", fxt_time_fmt(t[0], 32, c->total),
+		       fxt_time_fmt(t[1], 32, c->self), c->calls, 2 * depth, "", mark(c->kind),
+		       (int)c->name.len, c->name.s);
 		if (print_children(rp, kids[i], depth + 1, m) < 0) {
 			free(kids);
 			return -ENOMEM;
@@ -264,12 +346,20 @@ static int print_children(struct report *rp, uint32_t idx, int depth, int matche
 	return 0;
 }
 
+/* Prints one tree per root that has a call to show. Returns 0 or -ENOMEM. */
 static int print_trees(struct report *rp, enum fxt_prof_kind k, const char *what)
 {
 	size_t n;
 	struct fxt_prof_root *roots = fxt_prof_roots(rp->prof, k, &n);
 
 	for (size_t i = 0; i < n; i++) {
+		const struct fxt_prof_node *r = fxt_prof_node(rp->prof, roots[i].node);
+		uint32_t c;
+		for (c = r->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+			if (fxt_prof_node(rp->prof, c)->calls && tree_has_match(rp, c, 0))
+				break;
+		if (!c)
+			continue;
 		print_owner(rp, roots[i].key.a, roots[i].key.b, what);
 		printf("%12s %12s %10s  %s\n", "total", "self", "calls", "call path");
 		if (print_children(rp, roots[i].node, 0, 0) < 0)
@@ -367,41 +457,66 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "fxt report: --to is before --from\n");
 		return 1;
 	}
-	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)))
-		goto nomem;
-	if (has_from || has_to) {
-		fxt_client_read(argv[optind], first_pass, &rp, &res);
-		if (res.status != FXT_CS_OK && res.status != FXT_CS_TRUNCATED)
-			goto out;
-		fxt_client_close(&res);
-		if (rp.start_ns == UINT64_MAX)
-			rp.start_ns = 0;
-		po.from_ns = has_from ? rp.start_ns + from : 0;
-		po.to_ns = has_to ? rp.start_ns + to : UINT64_MAX;
-	}
 	po.per_thread = rp.threads;
 	po.tree = rp.tree;
-	if (fxt_prof_new(&rp.prof, &po) < 0)
+	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)) ||
+	    ctab_init(&rp.labels, sizeof(struct named)) || fxt_prof_new(&rp.prof, &po) < 0)
 		goto nomem;
+	/* pass 1: the trace start and the spans that enclose other runs' spans */
 	fxt_client_read(argv[optind], on_record, &rp, &res);
-	if (res.status == FXT_CS_OPEN || fxt_prof_finish(rp.prof) < 0)
+	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
+		goto out;
+	if (rp.start_ns == UINT64_MAX)
+		rp.start_ns = 0;
+	if (fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
+			    has_to ? rp.start_ns + to : UINT64_MAX) < 0)
+		goto nomem;
+	/* views into pass 1's mapping die with it (the profile copied what it keeps) */
+	fxt_client_close(&res);
+	ctab_free(&rp.names);
+	ctab_free(&rp.uobjs);
+	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)))
+		goto nomem;
+	if (rp.has_pid || rp.has_tid) {
+		char p[32] = "", t[32] = "";
+		if (rp.has_pid)
+			snprintf(p, sizeof(p), " of process %" PRIu64, rp.pid);
+		if (rp.has_tid)
+			snprintf(t, sizeof(t), " of thread %" PRIu64, rp.tid);
+		if (!rp.matched) {
+			fprintf(stderr, "fxt report: %s: no events%s%s\n", argv[optind], p, t);
+			code = 1;
+			goto out;
+		}
+	}
+	rp.matched = 0;
+	/* pass 2: the figures */
+	fxt_client_read(argv[optind], on_record, &rp, &res);
+	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK ||
+	    fxt_prof_finish(rp.prof) < 0)
 		goto out;
 	if (rp.tree) {
 		if (print_trees(&rp, FXT_PK_FUNC, "call tree") < 0 ||
 		    print_trees(&rp, FXT_PK_SAMPLE, "sampled call tree") < 0)
 			goto nomem;
 	} else {
-		print_table(&rp, FXT_PK_FUNC, "functions", "function");
+		print_table(&rp, FXT_PK_FUNC, "functions", "calls", "function", 1);
 		print_table(&rp, FXT_PK_SAMPLE, "sampled stacks (time estimated from slices)",
-			    "function");
+			    "slices", "function", 1);
 	}
-	print_table(&rp, FXT_PK_LOCK, "lock waits", "object");
-	if (fxt_prof_inexact(rp.prof))
-		printf("\nnote: %" PRIu64 " callers have approximate self times (a thread had more "
-		       "than 16384 callees pending, merged in pairs)\n", fxt_prof_inexact(rp.prof));
+	print_table(&rp, FXT_PK_LOCK, "lock waits", "waits", "object", 0);
+	print_table(&rp, FXT_PK_THREAD, "thread creation (tracer spans, category pthread)",
+		    "calls", "span", 0);
+	print_table(&rp, FXT_PK_STALL, "tracer stalls (category fxtauto)", "stalls", "stall", 0);
 	if (fxt_prof_unclosed(rp.prof))
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));
+	if (!rp.printed && (rp.glob || has_from || has_to)) {
+		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
+			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",
+			has_from || has_to ? " in the --from/--to window" : "");
+		code = 1;
+	}
 out:
 	if (res.status != FXT_CS_OK)
 		fprintf(stderr, "fxt report: %s\n",
@@ -410,6 +525,9 @@ out:
 	fxt_prof_free(rp.prof);
 	ctab_free(&rp.names);
 	ctab_free(&rp.uobjs);
+	for (uint32_t i = 0; i < rp.labels.n; i++)
+		free((char *)((struct named *)ctab_at(&rp.labels, i))->key.s.s);
+	ctab_free(&rp.labels);
 	return code;
 nomem:
 	fprintf(stderr, "fxt report: out of memory\n");

@@ -25,9 +25,14 @@ if(BATS)
 	endforeach()
 endif()
 
+# main with 1M direct callees in chunks out of order: report and tree against recompute.py
+add_test(NAME client-fanout COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+	${CMAKE_CURRENT_SOURCE_DIR}/client/fanout.sh ${CMAKE_CURRENT_BINARY_DIR}/client-fanout)
+set_tests_properties(client-fanout PROPERTIES LABELS "client" TIMEOUT 300)
+
 if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
-	# bench/calls-work with 300000 calls in 3 threads: more direct callees pending than the
-	# report keeps exactly (16384 per thread), so merging them is checked on a real trace too.
+	# bench/calls-work with 300000 calls in 3 threads: a main loop with many direct callees,
+	# its chunks walked from their end, checked on a real trace too.
 	add_executable(client-calls-work ${PROJECT_SOURCE_DIR}/bench/calls-work.c)
 	fxt_set_flags(client-calls-work)
 	target_compile_options(client-calls-work PRIVATE -O2 -finstrument-functions)

@@ -86,3 +86,20 @@ open(sys.argv[2], "wb").write(d)' "$1" "$2"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"-o, --output"* ]]
 }
+
+@test "a process named twice (manager and process) gives one process_name event" {
+	"$GEN" --dups d.fxt
+	"$FXT" json -o d.json d.fxt
+	n=$(python3 -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"] == "process_name" and e["pid"] == 1000))' d.json)
+	[ "$n" -eq 1 ]
+}
+
+@test "a log line is one event: the mirrored log instant is left out" {
+	"$GEN" --dups d.fxt
+	"$FXT" json -o d.json d.fxt
+	n=$(python3 -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("args", {}).get("message") == "hello from main"))' d.json)
+	[ "$n" -eq 1 ]
+	run python3 "$CLIENT_TESTS/json-vs-archive.py" d.fxt d.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

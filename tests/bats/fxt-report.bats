@@ -48,12 +48,17 @@ row() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"13 rows compared, 0 mismatches"* ]]
+	"$FXT" report --tree t.fxt >tree.txt
+	run python3 "$CLIENT_TESTS/recompute.py" t.json t.txt tree.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"15 tree paths compared, 0 mismatches"* ]]
 }
 
 @test "lock waits and sampled stacks have their own sections" {
 	run "$FXT" report t.fxt
 	lock=$(sed -n '/== lock waits/,$p' <<<"$output")
-	[ "$(row "$lock" queue_lock)" = "2 90 ns 90 ns 45 ns 50 ns queue_lock" ]
+	[ "$(row "$lock" queue_lock)" = "2 90 ns 45 ns 50 ns queue_lock" ]
 	samples=$(sed -n '/== sampled stacks/,/== lock/p' <<<"$output")
 	[ "$(row "$samples" hot)" = "1 200 ns 200 ns 200 ns 200 ns hot" ]
 	lacks pthread_mutex_lock "$output"
@@ -101,7 +106,7 @@ row() {
 	grep -qE '^ +290 ns +220 ns +2    a$' <<<"$output"
 	grep -qE '^ +70 ns +70 ns +2      b$' <<<"$output"
 	grep -qE '^ +10 ns +10 ns +1      a$' <<<"$output"
-	grep -qE '^ +40 ns +40 ns +1    queue_lock$' <<<"$output"
+	grep -qE '^ +40 ns +40 ns +1    \[lock wait\] queue_lock$' <<<"$output"
 	grep -q '== sampled call tree' <<<"$output"
 }
 
@@ -188,4 +193,71 @@ row() {
 	run "$FXT" report --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--sort"*"--tree"*"--from"* ]]
+}
+
+# The archive of gen-client-archive --fanout 20000: main with 20000+ direct callees in chunks
+# written out of order, a pthread_create span, a tracer stall and two joins of threads named zstd.
+@test "a frame with many direct callees in chunks out of order: table and tree recomputed" {
+	"$GEN" --fanout 20000 f.fxt
+	"$FXT" json -o f.json f.fxt
+	"$FXT" report --sort name f.fxt >f.txt
+	"$FXT" report --tree f.fxt >f.tree
+	run python3 "$CLIENT_TESTS/recompute.py" f.json f.txt f.tree
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(row "$(cat f.txt)" main)" = "1 230.200 us 100.193 us 230.200 us 230.200 us main" ]
+}
+
+@test "tracer stalls (category fxtauto): their own section with a total, not a function" {
+	"$GEN" --fanout 20000 f.fxt
+	run "$FXT" report f.fxt
+	fn=$(sed -n '/== functions/,/^$/p' <<<"$output")
+	lacks 'populate' "$fn"
+	stalls=$(sed -n '/== tracer stalls/,$p' <<<"$output")
+	[ "$(row "$stalls" populate)" = "1 2 ns 2 ns 2 ns populate" ]
+	grep -qE '^ +2 ns  all tracer stalls' <<<"$stalls"
+	run "$FXT" report --tree f.fxt
+	grep -qE '^ +2 ns +2 ns +1    \[tracer stall\] populate$' <<<"$output"
+}
+
+@test "pthread_create spans (category pthread) are not among the program's functions" {
+	"$GEN" --fanout 20000 f.fxt
+	run "$FXT" report f.fxt
+	fn=$(sed -n '/== functions/,/^$/p' <<<"$output")
+	lacks 'pthread_create' "$fn"
+	grep -q '== thread creation' <<<"$output"
+	[ "$(row "$(sed -n '/== thread creation/,/^$/p' <<<"$output")" pthread_create)" = "1 2 ns 2 ns 2 ns pthread_create" ]
+}
+
+@test "join waits of two threads of one name stay two rows, marked as lock waits in --tree" {
+	"$GEN" --fanout 20000 f.fxt
+	run "$FXT" report f.fxt
+	lock=$(sed -n '/== lock waits/,/^$/p' <<<"$output")
+	[ "$(row "$lock" 'join zstd 0x7f00')" = "1 1 ns 1 ns 1 ns join zstd 0x7f00" ]
+	[ "$(row "$lock" 'join zstd 0x7e00')" = "1 2 ns 2 ns 2 ns join zstd 0x7e00" ]
+	lacks '  zstd$' "$output"
+	grep -qE '^ +waits +total +avg +max  object$' <<<"$lock"
+	run "$FXT" report --tree f.fxt
+	grep -qE '    \[lock wait\] join zstd 0x7f00$' <<<"$output"
+}
+
+@test "--tid or --pid matching nothing: one-line error, exit 1" {
+	run --separate-stderr "$FXT" report --tid 99999 t.fxt
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"no events of thread 99999"* ]]
+	[ -z "$output" ]
+	run --separate-stderr "$FXT" report --pid 99999 t.fxt
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+}
+
+@test "--function or --from/--to matching nothing: the same one-line error, no empty tables" {
+	for args in "--function nosuch" "--from 1s" "--tree --function nosuch"; do
+		run --separate-stderr "$FXT" report $args t.fxt
+		[ "$status" -eq 1 ] || { echo "$args: $status"; false; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" == *"no calls match"* ]]
+		[ -z "$output" ] || { echo "$args: $output"; false; }
+	done
 }

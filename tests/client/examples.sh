@@ -2,7 +2,7 @@
 # Client commands on real archives: traces each example program with libfxtauto.so, then checks
 # that `fxt json` parses and matches the archive one for one (json-vs-archive.py, its own
 # decoder), and that `fxt report` figures equal an independent recomputation from the JSON
-# events (recompute.py), both merged and per thread.
+# events (recompute.py), table and call tree.
 # Usage: examples.sh WORKDIR PROGRAM[@ARG,ARG...]...   Env: FXT, FXTAUTO. Exit 0 when every check holds.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -23,7 +23,9 @@ for spec in "$@"; do
 	echo "$name: JSON parses"
 	python3 "$here/json-vs-archive.py" "$fxt" "$work/$name.json" | sed "s/^/$name: /"
 	"$FXT" report --sort name "$fxt" >"$work/$name.report"
-	python3 "$here/recompute.py" "$work/$name.json" "$work/$name.report" | sed "s/^/$name: report: /"
+	"$FXT" report --tree "$fxt" >"$work/$name.tree"
+	python3 "$here/recompute.py" "$work/$name.json" "$work/$name.report" "$work/$name.tree" |
+		sed "s/^/$name: report: /"
 	"$FXT" stats "$fxt" >/dev/null
 	echo "$name: stats reads it"
 done

@@ -2,8 +2,11 @@
  * rates 1 GHz and 100 MHz), nested complete events, begin/end pairs, instants with scopes,
  * counters, async, flows, log records, process/thread kernel objects, a userspace object named
  * by a pointer argument, every argument type, inline and indexed strings, lock waits, sample
- * slices, a buffer-full report and a record of unknown type. Usage: gen-client-archive OUT.
- * Encodes with writer/records.h (one thin helper per record shape). */
+ * slices, a buffer-full report and a record of unknown type. Usage: gen-client-archive OUT;
+ * --dups adds a log record's mirrored `log` instant and a repeated process name record.
+ * `gen-client-archive --fanout N OUT`: one frame (main) with N + 3000 direct callees and
+ * every report section, in chunks of 1000 events each opening with a thread record, written
+ * in shuffled order (see fanout()). Encodes with writer/records.h (one helper per shape). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,24 +95,114 @@ static void uobj(uint8_t thread, uint64_t ptr, const char *name)
 }
 
 enum { S_FN = 1, S_MAIN, S_A, S_B, S_C, S_LOCK, S_WAIT, S_SAMPLE, S_HOT, S_COLD, S_EV, S_REQ,
-       S_OUTER, S_INNER, S_CNT };
+       S_OUTER, S_INNER, S_CNT, S_LOGCAT, S_STDERR };
+
+/* Appends one complete event of thread index 1 to the fanout stream. */
+static uint64_t *fo_words;
+static size_t fo_n, fo_cap;
+static uint32_t *fo_chunks, fo_nchunks, fo_in_chunk;
+
+static void fo_event(uint16_t cat, uint16_t name, uint64_t s, uint64_t e,
+		     const struct fxt_warg *a, unsigned na)
+{
+	struct fxt_event ev = {
+		.type = FXT_ET_DURATION_COMPLETE, .thread = fxt_thread_idx(1),
+		.category = fxt_str_idx(cat), .name = fxt_str_idx(name), .ts = s, .args = a,
+		.nargs = na, .extra = e,
+	};
+	if (fo_n + 64 > fo_cap) { /* chunks: at most one per 3 words */
+		fo_cap = fo_cap ? fo_cap * 2 : 1 << 20;
+		fo_words = realloc(fo_words, fo_cap * 8);
+		fo_chunks = realloc(fo_chunks, (fo_cap / 4 + 1024) * 4);
+		if (!fo_words || !fo_chunks)
+			exit(1);
+	}
+	if (!fo_in_chunk++) { /* a chunk opens with its thread's record */
+		fo_chunks[fo_nchunks++] = (uint32_t)fo_n;
+		fo_n += (size_t)fxt_thread_write(fo_words + fo_n, 1, 3000, 3001);
+	}
+	fo_in_chunk %= 1000;
+	int w = fxt_event_write(fo_words + fo_n, &ev);
+	if (w <= 0)
+		exit(1);
+	fo_n += (size_t)w;
+}
+
+/* Process 3000, thread 3001: main[0, 10n+200] calls leaf i at [100+10i, 105+10i] (each
+ * 1000th calls inner), G around leaves n/2 .. n/2+2999, and in the gaps after leaf n/4 a
+ * pthread_create span, after n/3 a tracer stall, after 2n/3 two join waits on threads both
+ * named zstd. Chunks are written even ones first, then odd ones. */
+static int fanout(uint64_t n, const char *out)
+{
+	enum { F_FN = 1, F_MAIN, F_LEAF, F_INNER, F_G, F_LOCK, F_JOIN, F_FXT, F_POP, F_PT,
+	       F_CREATE, F_LABEL, F_OBJ, F_ZSTD };
+	static const char *const strs[] = { NULL, "fn", "main", "leaf", "inner", "G", "lock",
+		"join", "fxtauto", "populate", "pthread", "pthread_create", "label", "object",
+		"zstd" };
+	const uint64_t g0 = n / 2, g1 = n / 2 + 3000;
+	FILE *f = fopen(out, "wb");
+
+	nw = 0;
+	put(fxt_magic_write(buf + nw));
+	provider(3, "fanout", 1000000000);
+	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]); i++)
+		string_rec(i, strs[i]);
+	kobj(FXT_OBJ_TYPE_PROCESS, 3000, "fanout", NULL, 0);
+	if (!f || fwrite(buf, 8, nw, f) != nw)
+		return 1;
+	for (uint64_t i = 0; i < n + 3000; i++) {
+		uint64_t t = 100 + 10 * i;
+		if (i % 1000 == 0)
+			fo_event(F_FN, F_INNER, t + 1, t + 3, NULL, 0);
+		fo_event(F_FN, F_LEAF, t, t + 5, NULL, 0);
+		if (i == n / 4)
+			fo_event(F_PT, F_CREATE, t + 6, t + 8, NULL, 0);
+		if (i == n / 3)
+			fo_event(F_FXT, F_POP, t + 6, t + 8, NULL, 0);
+		if (i == 2 * n / 3) {
+			fo_event(F_LOCK, F_JOIN, t + 6, t + 7, ARGS(fxt_arg_string(fxt_str_idx(F_LABEL),
+				 fxt_str_idx(F_ZSTD)), fxt_arg_pointer(fxt_str_idx(F_OBJ), 0x7f00)), 2);
+			fo_event(F_LOCK, F_JOIN, t + 7, t + 9, ARGS(fxt_arg_string(fxt_str_idx(F_LABEL),
+				 fxt_str_idx(F_ZSTD)), fxt_arg_pointer(fxt_str_idx(F_OBJ), 0x7e00)), 2);
+		}
+		if (i + 1 == g1)
+			fo_event(F_FN, F_G, 10 * g0 + 97, t + 7, NULL, 0);
+	}
+	fo_event(F_FN, F_MAIN, 0, 10 * n + 30200, NULL, 0);
+	for (int odd = 0; odd < 2; odd++)
+		for (uint32_t c = (uint32_t)odd; c < fo_nchunks; c += 2) {
+			size_t end = c + 1 < fo_nchunks ? fo_chunks[c + 1] : fo_n;
+			if (fwrite(fo_words + fo_chunks[c], 8, end - fo_chunks[c], f) !=
+			    end - fo_chunks[c])
+				return 1;
+		}
+	free(fo_words);
+	free(fo_chunks);
+	return fclose(f) ? 1 : 0;
+}
 
 int main(int argc, char **argv)
 {
 	static const char *const strs[] = { NULL, "fn", "main", "a", "b", "c", "lock",
 		"pthread_mutex_lock", "sample", "hot", "cold", "ev", "request", "outer", "inner",
-		"memory" };
+		"memory", "log", "stderr" };
 	const uint64_t T = 1000000; /* provider 1 times start at 1 ms */
 	FILE *f;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: gen-client-archive OUT\n");
+	int dups = argc == 3 && !strcmp(argv[1], "--dups");
+
+	if (argc == 4 && !strcmp(argv[1], "--fanout"))
+		return fanout(strtoull(argv[2], NULL, 10), argv[3]);
+	if (dups)
+		argv++;
+	else if (argc != 2) {
+		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N] OUT\n");
 		return 2;
 	}
 	put(fxt_magic_write(buf + nw));
 	/* ---- provider 1 "gen-a": pid 1000, threads 1001, 1002 (indexed), 1003 (inline) ---- */
 	provider(1, "gen-a", 1000000000);
-	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]); i++)
+	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]) - (dups ? 0 : 2); i++)
 		string_rec(i, strs[i]);
 	thread_rec(1, 1000, 1001);
 	thread_rec(2, 1000, 1002);
@@ -150,6 +243,13 @@ int main(int argc, char **argv)
 	event(FXT_ET_ASYNC_INSTANT, 2, 0, 0, S_FN, S_REQ, NULL, T + 1450, NULL, 0, 7);
 	event(FXT_ET_ASYNC_END, 2, 0, 0, S_FN, S_REQ, NULL, T + 1500, NULL, 0, 7);
 	log_rec(1, T + 1600, "hello from main");
+	if (dups) {
+		/* the instant a writer adds after each log record for Perfetto (JSON leaves it
+		 * out), and the process named again (as the manager and the process both do) */
+		event(FXT_ET_INSTANT, 1, 0, 0, S_LOGCAT, S_STDERR, NULL, T + 1600, ARGS(
+			fxt_arg_string(N("message"), N("hello from main"))), 1, 0);
+		kobj(FXT_OBJ_TYPE_PROCESS, 1000, "gen-proc", NULL, 0);
+	}
 	log_rec(2, T + 1700, "worker says \"hi\"");
 	/* thread 1002: begin/end pairs with a flow step and end inside, and a lock wait */
 	event(FXT_ET_DURATION_BEGIN, 2, 0, 0, S_FN, S_OUTER, NULL, T + 100, NULL, 0, 0);

@@ -3,7 +3,9 @@
 """One-for-one check of `fxt json` against the archive, decoded here independently of the
 project's reader: walks the FXT records (trace-format.md) with per-provider string and thread
 tables and tick rates, and builds the multiset of (phase, name, pid, tid, ts in ns) for every
-event, log and process/thread kernel object record; the JSON events must be the same multiset.
+event, log and process/thread kernel object record (a name repeated for the same koid counts
+once; a `log` instant at the time and thread of the log record just before it is the record's
+mirror for Perfetto and counts not); the JSON events must be the same multiset.
 Usage: json-vs-archive.py ARCHIVE.fxt OUT.json   Exit 0 when equal, 1 with the differences."""
 import collections
 import json
@@ -24,6 +26,8 @@ def archive_events(path):
     strings, threads, tps = {}, {}, {}
     prov = 0
     pos = 0
+    knames = {}
+    last_log = None
 
     def text(ref, p):
         """(string, next word) for a string ref whose inline bytes would start at word p."""
@@ -46,6 +50,7 @@ def archive_events(path):
         if size == 0 or pos + size > len(words):
             break
         p = pos + 1
+        prev_log, last_log = last_log, None
         if rtype == 0 and field(h, 16, 19) in (1, 2):
             prov = field(h, 20, 51)
         elif rtype == 1:
@@ -65,16 +70,23 @@ def archive_events(path):
             else:
                 pid, tid = words[p], words[p + 1]
                 p += 2
-            _, p = text(field(h, 32, 47), p)
+            cat, p = text(field(h, 32, 47), p)
             name, p = text(field(h, 48, 63), p)
-            if et < len(PH):
+            if et == 0 and cat == "log" and prev_log == (pid, tid, ts):
+                pass
+            elif et < len(PH):
                 out[(PH[et], name, pid, tid, ns(ts))] += 1
         elif rtype == 7 and field(h, 16, 23) in (1, 2):
-            out[("M", field(h, 16, 23), words[p])] += 1
+            key = (field(h, 16, 23), words[p])
+            name, _ = text(field(h, 24, 39), p + 1)
+            if knames.get(key) != name:
+                out[("M",) + key] += 1
+            knames[key] = name
         elif rtype == 9:
             tref = field(h, 32, 39)
             pid, tid = threads.get((prov, tref), (0, 0)) if tref else (words[p + 1], words[p + 2])
             out[("i", "log", pid, tid, ns(words[p]))] += 1
+            last_log = (pid, tid, words[p])
         pos += size
     return out
 

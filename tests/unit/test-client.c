@@ -1,6 +1,7 @@
 /* Unit test of the trace client's library: time units, the keyed table and the profile
- * aggregator (self time from post-order spans, begin/end pairs, lock and sample kinds, time
- * window, per-thread rows, call-tree paths) against figures worked out by hand. */
+ * aggregator (self time from post-order spans, begin/end pairs, lock, sample, stall and thread
+ * kinds, time window, per-thread rows, call-tree paths, more than a million direct callees,
+ * runs in any order) against figures worked out by hand. */
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static int row_is(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t tid, const 
 
 /* main{ a{b b} a c{a} lock-wait } on thread 11, outer{inner wait} as begin/end on thread 12,
  * samples main{hot} cold on thread 13. Copies name strings so rows must merge by content. */
-static void feed(struct fxt_prof *p)
+static void feed1(struct fxt_prof *p)
 {
 	static char a2[] = "a";
 	const struct fxt_sv none = { "", 0 };
@@ -57,6 +58,14 @@ static void feed(struct fxt_prof *p)
 	fxt_prof_span(p, FXT_PK_SAMPLE, 1, 13, S("cold"), none, 400, 500);
 }
 
+/* Both passes over the same spans, the window given at the rescan. */
+static void feed(struct fxt_prof *p, uint64_t from, uint64_t to)
+{
+	feed1(p);
+	fxt_prof_rescan(p, from, to);
+	feed1(p);
+}
+
 static const struct fxt_prof_node *child(struct fxt_prof *p, const struct fxt_prof_node *n,
 					 const char *name)
 {
@@ -73,7 +82,7 @@ static void test_profile(void)
 	size_t n;
 
 	ok(fxt_prof_new(&p, &o) == 0, "a profile opens");
-	feed(p);
+	feed(p, 0, 0);
 	ok(fxt_prof_finish(p) == 0, "the profile finishes");
 	ok(row_is(p, FXT_PK_FUNC, 0, "main", 1, 1000, 260, 1000),
 	   "main: self is its time minus a, a, c and the lock wait (1000 - 740)");
@@ -103,14 +112,15 @@ static void test_profile(void)
 	   "tree: main>a merges the two direct calls (190 + 100)");
 	ok(mca && mca->calls == 1 && mca->total == 10, "tree: main>c>a is a path of its own");
 	ok(child(p, ma, "b") && child(p, ma, "b")->calls == 2, "tree: main>a>b has both calls");
-	ok(child(p, m, "queue_lock") != NULL, "tree: the lock wait shows under main");
+	ok(child(p, m, "queue_lock") && child(p, m, "queue_lock")->kind == FXT_PK_LOCK,
+	   "tree: the lock wait shows under main, marked as a lock wait");
 	ok(child(p, root, "outer") && child(p, child(p, root, "outer"), "inner"),
 	   "tree: begin/end pairs build paths too");
 	fxt_prof_free(p);
 
-	o = (struct fxt_prof_opts){ .per_thread = 1, .from_ns = 250, .to_ns = 950 };
+	o = (struct fxt_prof_opts){ .per_thread = 1 };
 	ok(fxt_prof_new(&p, &o) == 0, "a windowed per-thread profile opens");
-	feed(p);
+	feed(p, 250, 950);
 	fxt_prof_finish(p);
 	ok(row_is(p, FXT_PK_FUNC, 11, "a", 2, 110, 110, 100),
 	   "window [250,950]: only the a calls inside it count");
@@ -121,41 +131,87 @@ static void test_profile(void)
 	fxt_prof_free(p);
 }
 
+/* R{ N leaves, G{ M leaves }, stall } on thread 1: the leaves written in post-order. */
+static void fanout1(struct fxt_prof *p, uint64_t n, uint64_t m)
+{
+	const struct fxt_sv none = { "", 0 };
+
+	for (uint64_t i = 0; i < n + m; i++) {
+		if (i == n + 2 || i == 7)
+			fxt_prof_cut(p); /* another chunk */
+		fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("leaf"), none, 10 + 3 * i, 11 + 3 * i);
+	}
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("G"), none, 3 * n + 9, 3 * (n + m) + 20);
+	fxt_prof_span(p, FXT_PK_STALL, 1, 1, S("populate"), none, 3 * (n + m) + 30,
+		      3 * (n + m) + 50);
+	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("R"), none, 0, 3 * (n + m) + 100);
+}
+
 static void test_fanout(void)
 {
 	struct fxt_prof *p;
-	struct fxt_prof_opts o = { 0 };
-	const struct fxt_sv none = { "", 0 };
-	int good = 1;
+	struct fxt_prof_opts o = { .tree = 1 };
+	const uint64_t n = 1100000, m = 35000;
+	size_t nr;
 
 	fxt_prof_new(&p, &o);
-	for (uint64_t i = 0; i < 100000; i++)
-		good &= !fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("leaf"), none, 10 + 3 * i, 11 + 3 * i);
-	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("root"), none, 0, 400000);
-	fxt_prof_finish(p);
-	ok(good && row_is(p, FXT_PK_FUNC, 0, "root", 1, 400000, 300000, 400000),
-	   "100000 direct callees are all subtracted from their caller's self time");
-	ok(fxt_prof_inexact(p) == 0, "merging pending siblings keeps the figures exact");
-	fxt_prof_free(p);
-
-	/* 5001 callees of R, then 35000 of G (a callee of R starting after the 5001st): the
-	 * merged pairs of pending callees straddle G's start somewhere, which must be counted */
-	o.tree = 1;
-	fxt_prof_new(&p, &o);
-	for (uint64_t i = 0; i < 40000; i++)
-		fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("leaf"), none, 10 + 3 * i, 11 + 3 * i);
-	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("G"), none, 3 * 5001 + 9, 3 * 40000 + 20);
-	fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S("R"), none, 0, 3 * 40000 + 100);
-	fxt_prof_finish(p);
-	ok(fxt_prof_inexact(p) > 0, "a caller starting inside merged callees is reported as inexact");
-	ok(row_is(p, FXT_PK_FUNC, 0, "leaf", 40000, 40000, 40000, 1),
-	   "every callee is still counted once");
-	size_t n;
-	struct fxt_prof_root *roots = fxt_prof_roots(p, FXT_PK_FUNC, &n);
-	const struct fxt_prof_node *r = n ? child(p, fxt_prof_node(p, roots[0].node), "R") : NULL;
+	fanout1(p, n, m);
+	fxt_prof_rescan(p, 0, 0);
+	fanout1(p, n, m);
+	ok(fxt_prof_finish(p) == 0, "1.1M direct callees: the profile finishes");
+	ok(row_is(p, FXT_PK_FUNC, 0, "R", 1, 3 * (n + m) + 100,
+		  3 * (n + m) + 100 - n - (3 * (n + m) + 20 - (3 * n + 9)) - 20, 3 * (n + m) + 100),
+	   "R's self: its time minus 1.1M leaves, G and the stall, exactly");
+	ok(row_is(p, FXT_PK_FUNC, 0, "G", 1, 3 * m + 11, 3 * m + 11 - m, 3 * m + 11),
+	   "G (a callee of R starting after 1.1M leaves): self minus its own 35000 leaves");
+	ok(row_is(p, FXT_PK_FUNC, 0, "leaf", n + m, n + m, n + m, 1), "every leaf counted once");
+	ok(row_is(p, FXT_PK_STALL, 0, "populate", 1, 20, 20, 20) &&
+	   !find(p, FXT_PK_FUNC, 1, 0, "populate"), "the stall is a row of its own kind only");
+	ok(fxt_prof_cross(p) < 2 * ((n + m) / 4096 + 4),
+	   "memory: about one span kept per run of 4096 (those open at its first end), not 1.1M");
+	struct fxt_prof_root *roots = fxt_prof_roots(p, FXT_PK_FUNC, &nr);
+	const struct fxt_prof_node *r = nr ? child(p, fxt_prof_node(p, roots[0].node), "R") : NULL;
 	const struct fxt_prof_node *rl = child(p, r, "leaf"), *gl = child(p, child(p, r, "G"), "leaf");
-	ok(r && (rl ? rl->calls : 0) + (gl ? gl->calls : 0) == 40000,
-	   "the call tree keeps every callee under R or R>G after merging");
+	ok(rl && gl && rl->calls == n && gl->calls == m,
+	   "tree: R>leaf has the 1.1M leaves, R>G>leaf the 35000, none misplaced");
+	ok(child(p, r, "populate") && child(p, r, "populate")->kind == FXT_PK_STALL,
+	   "tree: the stall under R is marked as a stall");
+	fxt_prof_free(p);
+}
+
+/* One thread's runs fed in reverse order: main{ a{ b } a{ b } }, one span per run. */
+static void reversed1(struct fxt_prof *p)
+{
+	const struct fxt_sv none = { "", 0 };
+	static const struct { const char *name; uint64_t s, e; } order[] = {
+		{ "main", 0, 100 }, { "a", 50, 90 }, { "b", 60, 70 }, { "a", 10, 40 },
+		{ "b", 20, 25 },
+	};
+	for (unsigned i = 0; i < 5; i++) {
+		fxt_prof_cut(p);
+		fxt_prof_span(p, FXT_PK_FUNC, 1, 1, S(order[i].name), none, order[i].s, order[i].e);
+	}
+}
+
+static void test_reversed(void)
+{
+	struct fxt_prof *p;
+	struct fxt_prof_opts o = { .tree = 1 };
+	size_t nr;
+
+	fxt_prof_new(&p, &o);
+	reversed1(p);
+	fxt_prof_rescan(p, 0, 0);
+	reversed1(p);
+	fxt_prof_finish(p);
+	ok(row_is(p, FXT_PK_FUNC, 0, "main", 1, 100, 30, 100) &&
+	   row_is(p, FXT_PK_FUNC, 0, "a", 2, 70, 55, 40) && row_is(p, FXT_PK_FUNC, 0, "b", 2, 15, 15, 10),
+	   "chunks of a thread in reverse order: nesting by time, figures exact");
+	struct fxt_prof_root *roots = fxt_prof_roots(p, FXT_PK_FUNC, &nr);
+	const struct fxt_prof_node *m = nr ? child(p, fxt_prof_node(p, roots[0].node), "main") : NULL;
+	ok(m && child(p, m, "a") && child(p, m, "a")->calls == 2 &&
+	   child(p, child(p, m, "a"), "b") && child(p, child(p, m, "a"), "b")->calls == 2,
+	   "chunks in reverse order: the tree is main>a>b");
 	fxt_prof_free(p);
 }
 
@@ -167,7 +223,7 @@ static void test_sort(void)
 	size_t n;
 
 	fxt_prof_new(&p, &o);
-	feed(p);
+	feed(p, 0, 0);
 	fxt_prof_finish(p);
 	r = fxt_prof_rows(p, FXT_PK_FUNC, &n);
 	fxt_prof_sort(r, n, FXT_SORT_SELF);
@@ -222,6 +278,7 @@ int main(void)
 	test_table();
 	test_profile();
 	test_fanout();
+	test_reversed();
 	test_sort();
 	return done();
 }
