@@ -155,14 +155,24 @@ static uint32_t first_sight(uintptr_t fn)
 	return v;
 }
 
-__attribute__((noinline)) uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn,
-						  struct fxtp_cache_ent *c)
+uint32_t fxtp_name_value(uintptr_t fn, int symbolize)
 {
 	uint32_t v;
 	if (!lookup(fn, &v))
-		v = first_sight(fn);
-	uint64_t tag = v < t->fastlimit ? t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, v)
-					: fxtp_tag_slow(v);
+		v = symbolize ? first_sight(fn) : FXTP_V_DEFER;
+	return v;
+}
+
+uint64_t fxtp_name_tag(const struct fxtp_thread *t, uint32_t v)
+{
+	return v < t->fastlimit ? t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, v)
+				: fxtp_tag_slow(v);
+}
+
+__attribute__((noinline)) uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn,
+						  struct fxtp_cache_ent *c)
+{
+	uint64_t tag = fxtp_name_tag(t, fxtp_name_value(fn, 1));
 	c->tag = tag;
 	c->fn = fn;
 	return tag;
