@@ -359,6 +359,8 @@ struct fxtp_real {
 	int (*putchar)(int);
 	void (*vsyslog)(int, const char *, __builtin_va_list);
 	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
+	/* names.c */
+	int (*dlclose)(void *);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */
