@@ -38,6 +38,8 @@ static inline int fxtp_running(void)
  * these. */
 #define FXTP_V_SKIP 0x80000000u	  /* filtered out, too deep or inherited: not recorded */
 #define FXTP_V_INLINE 0x40000000u /* strings exhausted: low 24 bits = name slot (names.c) */
+#define FXTP_V_DEFER 0x20000000u  /* not in the shared map, seen in a signal handler: the
+				   * call goes to its level's deferred queue (siglevel.c) */
 #define FXTP_V_SLOT_MASK 0x00ffffffu
 
 /* A frame's tag (and a cache entry's): the thread's complete-event header with the name, ready
@@ -69,6 +71,34 @@ struct fxtp_cache_ent {
 	uint64_t tag;	/* for this thread: see fxtp_tag_slow() */
 };
 
+/* What the hooks use of a thread, saved while a signal handler runs with its own (siglevel.c):
+ * the shadow stack, the chunk writer and the guard. */
+struct fxtp_sigstate {
+	struct fxtp_frame *top, *limit, *base, *end, *depth_cap;
+	size_t below;
+	struct fxt_chunk_w w;
+	int in_tracer, nonlocal;
+};
+
+#define FXTP_SIG_LEVELS 4u	/* nested signal handlers traced on their own state */
+#define FXTP_DEFER 64u		/* deferred calls per level (power of two) */
+/* A signal handler's nesting level k (1..FXTP_SIG_LEVELS): while its handler runs, the thread's
+ * hook state is level k's own and `saved` holds the interrupted one (level k-1's). */
+struct fxtp_siglevel {
+	struct fxtp_sigstate saved;
+	struct fxtp_frame *base, *end;	/* this level's shadow stack (mmap, kept; NULL: none yet) */
+	struct fxt_chunk_w w;		/* this level's writer (its own chunk) */
+	int w_ready;			/* w started for this process */
+	uintptr_t lo, hi;		/* the handler's frames have lo <= sp < hi */
+	/* Calls whose name was not known in the handler: written by level 0 (single producer:
+	 * this level's handler; single consumer: level 0's slow path or the exit flush). */
+	struct {
+		uintptr_t fn;
+		uint64_t start, end;
+	} q[FXTP_DEFER];
+	uint32_t qhead, qtail;		/* free-running; tail - head = queued */
+};
+
 /* Per-thread state: lives in TLS, listed in the thread registry (thread.c) while alive. */
 struct fxtp_thread {
 	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it (and
@@ -97,8 +127,15 @@ struct fxtp_thread {
 	struct {
 		const void *env;	/* a jmp_buf this thread passed to setjmp */
 		size_t depth;		/* frames open then: a longjmp to it closes the rest */
+		uint32_t level;		/* siglevel then */
 	} jmps[FXTP_JMPS];
 	uint32_t jmps_next;		/* round-robin slot for a new jmp_buf */
+	size_t below;			/* frames open in the interrupted levels (depth cap) */
+	uint32_t siglevel;		/* 0, or the signal handler level whose state is current */
+	int sigjump;			/* a jump left a handler for a place not remembered: the next
+					 * slow path pops the levels its stack pointer is out of */
+	int deferred;			/* a level's deferred queue may hold calls */
+	struct fxtp_siglevel sig[FXTP_SIG_LEVELS];	/* sig[k - 1]: level k */
 };
 extern FXTP_TLS struct fxtp_thread fxtp_self;
 
@@ -126,9 +163,11 @@ extern struct fxtp_ctx fxtp;
 
 /* Takes the guard: returns 0 if this thread is already inside the tracer (the caller must then
  * do nothing), else 1; every slow path and wrapper that records pairs it with fxtp_leave().
- * While it is held, limit is NULL: hooks of code the tracer calls (or of a signal handler
- * interrupting it) take the slow path at entry and return; their exits cannot match the top
- * frame (deeper stack pointer) and take the slow path too. So the fast path reads no flag. */
+ * While it is held, limit is NULL: hooks of code the tracer calls take the slow path at entry
+ * and return; their exits cannot match the top frame (deeper stack pointer) and take the slow
+ * path too. So the fast path reads no flag. (A program's signal handler runs on its own state,
+ * guard released: siglevel.c.) limit also stays NULL in a handler's level (its entries take the
+ * slow path: no name cache there) and while calls are deferred. */
 static inline int fxtp_enter(struct fxtp_thread *t)
 {
 	if (__builtin_expect(t->in_tracer, 0))
@@ -142,7 +181,7 @@ static inline int fxtp_enter(struct fxtp_thread *t)
 static inline void fxtp_leave(struct fxtp_thread *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!t->base || t->dead || t->nonlocal)
+	if (!t->base || t->dead || t->nonlocal || t->siglevel || t->deferred)
 		t->limit = NULL;
 	else if (!fxtp.use_tsc)
 		t->limit = t->base;
@@ -194,13 +233,53 @@ void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr, uint64_t start, uint
 /* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
  * when t is another thread: then koids go inline). Async-signal-safe. */
 void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
+/* Writes the complete event of frame f ending at end into w for thread t (t's own writer: its
+ * index; another: koids inline). Filtered and short calls write nothing. */
+void fxtp_write_frame(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
+		      uint64_t end);
 /* Closes the calling thread's frames at or above `keep` (left by a jump) at time end. */
 void fxtp_close_frames_above(struct fxtp_thread *t, struct fxtp_frame *keep, uint64_t end);
 /* Maps the calling thread's shadow stack, and unmaps it. */
 int fxtp_stack_init(struct fxtp_thread *t);
 void fxtp_stack_release(struct fxtp_thread *t);
 
+/* ---- siglevel.c ---- */
+/* Runs a program's signal handler (act: its disposition) on a fresh hook state of the next
+ * level, so that it never touches the state of the code it interrupted (a hook or a slow path
+ * half way through): its own shadow stack, its own chunk writer, guard released. uc: the
+ * ucontext (the interrupted stack pointer). Async-signal-safe. Fails: runs the handler on the
+ * interrupted state with the guard held (its calls unrecorded) when no level is left. */
+struct sigaction;
+void fxtp_sig_run(const struct sigaction *act, int sig, void *si, void *uc);
+/* Pops levels above `level` (a jump out of their handlers), closing their frames at now. Guard
+ * held by the caller; the restored state keeps it held. */
+void fxtp_sig_pop_to(struct fxtp_thread *t, uint32_t level, uint64_t now);
+/* After a jump to a place not remembered: pops the levels whose handler's stack region does not
+ * hold sp (the new call's), and marks the restored state for CFA repair. Guard held. */
+void fxtp_sig_unwind(struct fxtp_thread *t, uintptr_t sp, uint64_t now);
+/* Writes the calls the levels deferred, naming them (symbolize: may call the symbolizer; else
+ * unnamed ones get "0x<addr>") into t's current writer. Guard held, level 0 (or exit flush). */
+void fxtp_sig_drain(struct fxtp_thread *t, int symbolize);
+/* A frame whose name is FXTP_V_DEFER closes: queued on the current level (its own writer),
+ * else written at once with the name the shared map has, or "0x<addr>". */
+void fxtp_sig_defer(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
+		    uint64_t end);
+/* Set by the fatal-signal flush: nothing may symbolize. */
+extern int fxtp_sig_fatal;
+/* Closes the frames of every interrupted level's state into w at end (exit flush). */
+void fxtp_sig_close_saved(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
+/* Thread exit: flushes and closes the levels' writers, unmaps their stacks. Fork child: forgets
+ * the parent's writers. */
+void fxtp_sig_release(struct fxtp_thread *t);
+void fxtp_sig_after_fork(struct fxtp_thread *t);
+
 /* ---- names.c ---- */
+/* The name value of fn from the shared map, or FXTP_V_DEFER when it is not there yet
+ * (symbolize = 0: a signal handler, lock-free) / after symbolizing it (symbolize = 1).
+ * Touches no cache. */
+uint32_t fxtp_name_value(uintptr_t fn, int symbolize);
+/* The frame tag of name value v for t. */
+uint64_t fxtp_name_tag(const struct fxtp_thread *t, uint32_t v);
 /* Name of function fn for this thread's cache slot c: shared map, else symbolize and intern
  * (guard held by the caller). Fills c and returns the frame tag. */
 uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_ent *c);
@@ -283,6 +362,8 @@ struct fxtp_real {
 	int (*putchar)(int);
 	void (*vsyslog)(int, const char *, __builtin_va_list);
 	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
+	/* names.c */
+	int (*dlclose)(void *);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

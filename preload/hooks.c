@@ -2,9 +2,9 @@
  * pointer, frame tag from the per-thread name cache, TSC); exit pops it and writes one 24-byte
  * duration complete event into the thread's chunk (pointer bump, header last). No atomics,
  * syscalls, locks, allocation or calls here: anything unusual tail-calls a slow path in stack.c,
- * which takes the guard. Stores are ordered so that a signal handler running hooks in the middle
- * (or never returning: siglongjmp) leaves the shadow stack and the chunk consistent, and so that
- * the exit flush can read a running thread's frames (exits stop popping once STOPPING). */
+ * which takes the guard. A program's signal handler never runs hooks on the state it
+ * interrupted (siglevel.c swaps in its own); stores are ordered so that the exit flush can read
+ * a running thread's frames (exits stop popping once STOPPING). */
 /* SPDX-License-Identifier: MIT */
 #include "preload/fxtp.h"
 
@@ -28,9 +28,8 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		return;
 	}
 	/* The frame is filled before the push: frames below top are always whole, for the exit
-	 * flush reading them from another thread. A handler's hooks running in between reuse the
-	 * slot and leave top as it was; a field they overwrote makes our exit mismatch, and the
-	 * slow path closes the frame. */
+	 * flush reading them from another thread. A program's signal handler landing in between
+	 * runs on a state of its own (siglevel.c) and touches neither this slot nor the chunk. */
 	f->sp = sp;
 	f->fn = (uintptr_t)fn;
 	f->site = (uintptr_t)site;

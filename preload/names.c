@@ -2,11 +2,16 @@
  * shared lock-free open-addressing map (readers never lock; one writer at a time under the
  * intern lock), and on first sight the symbolizer, the FXT_FILTER/FXT_EXCLUDE globs and a
  * string record written to the durable area before any event can use the index. Past 32767
- * strings names are kept in an arena and written inline in events. Slow path only. */
+ * strings names are kept in an arena and written inline in events. Slow path only. A name holds
+ * while its code stays mapped: dlclose() (wrapped here) forgets the addresses of every object it
+ * unloads, in the map (tombstones) and in every thread's cache, so that code loaded there next
+ * (another library at the same address) is named afresh. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +26,11 @@
 #define INLINE_MAX (1u << 20)		/* names beyond the string table */
 #define ARENA_BYTES (256u << 20)	/* reserved, touched only as used */
 
+#define TOMB ((uintptr_t)1)		/* a forgotten slot: never a function address */
+#define MAX_OBJECTS 1024u		/* loaded objects compared around one dlclose */
+
 struct slot {
-	uintptr_t fn;	/* 0: empty; stored last with release */
+	uintptr_t fn;	/* 0: empty; TOMB: forgotten; stored last with release */
 	uint32_t v;
 };
 struct inl {
@@ -155,14 +163,24 @@ static uint32_t first_sight(uintptr_t fn)
 	return v;
 }
 
-__attribute__((noinline)) uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn,
-						  struct fxtp_cache_ent *c)
+uint32_t fxtp_name_value(uintptr_t fn, int symbolize)
 {
 	uint32_t v;
 	if (!lookup(fn, &v))
-		v = first_sight(fn);
-	uint64_t tag = v < t->fastlimit ? t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, v)
-					: fxtp_tag_slow(v);
+		v = symbolize ? first_sight(fn) : FXTP_V_DEFER;
+	return v;
+}
+
+uint64_t fxtp_name_tag(const struct fxtp_thread *t, uint32_t v)
+{
+	return v < t->fastlimit ? t->hdr_base | fxt_field_prep(FXT_EVENT_NAME_REF, v)
+				: fxtp_tag_slow(v);
+}
+
+__attribute__((noinline)) uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn,
+						  struct fxtp_cache_ent *c)
+{
+	uint64_t tag = fxtp_name_tag(t, fxtp_name_value(fn, 1));
 	c->tag = tag;
 	c->fn = fn;
 	return tag;
@@ -173,4 +191,95 @@ const char *fxtp_name_slot(uint32_t v, uint32_t *len)
 	const struct inl *e = &inl[v & FXTP_V_SLOT_MASK];
 	*len = e->len;
 	return arena + e->off;
+}
+
+/* ---- code unloaded by dlclose ---- */
+
+struct object {
+	uintptr_t lo, hi;	/* PT_LOAD span */
+};
+struct objects {
+	struct object o[MAX_OBJECTS];
+	uint32_t n;
+};
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct objects *s = data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (hi > lo && s->n < MAX_OBJECTS)
+		s->o[s->n++] = (struct object){ lo, hi };
+	return 0;
+}
+
+static void forget_cache(struct fxtp_thread *t, void *arg)
+{
+	const struct object *o = arg;
+	for (uint32_t i = 0; i < FXTP_CACHE_SIZE; i++)
+		if (t->cache[i].fn >= o->lo && t->cache[i].fn < o->hi)
+			__atomic_store_n(&t->cache[i].fn, 0, __ATOMIC_RELAXED);
+}
+
+/* Forgets every name of code in [o->lo, o->hi): map slots become tombstones (lookups probe
+ * past them), cache entries empty. Intern lock held. */
+static void forget(const struct object *o)
+{
+	for (uint32_t i = 0; i < MAP_SIZE; i++) {
+		uintptr_t f = map[i].fn;
+		if (f >= o->lo && f < o->hi)
+			__atomic_store_n(&map[i].fn, TOMB, __ATOMIC_RELEASE);
+	}
+	forget_cache(&fxtp_self, (void *)o);
+	fxtp_threads_each(forget_cache, (void *)o, 1);
+}
+
+static struct objects before, after;	/* intern lock held while used */
+
+/* dlclose: the objects it unloads (present before, gone after) have their names forgotten, and
+ * the symbolizer rescans. The library's destructors run traced (no guard held across the real
+ * call). Fails: as the real dlclose (ENOSYS-like -1 when it cannot be found). Thread-safe. */
+FXTP_EXPORT int dlclose(void *handle)
+{
+	fxtp_real_init();
+	if (!fxtp_real.dlclose)
+		return -1;
+	struct fxtp_thread *t = &fxtp_self;
+	if (!map || !fxtp_running() || !fxtp_enter(t))
+		return fxtp_real.dlclose(handle);
+	pthread_mutex_lock(&fxtp_names_lock);
+	before.n = 0;
+	dl_iterate_phdr(add_object, &before);
+	pthread_mutex_unlock(&fxtp_names_lock);
+	fxtp_leave(t);
+	int ret = fxtp_real.dlclose(handle);
+	if (!fxtp_enter(t))
+		return ret;
+	int err = errno;
+	pthread_mutex_lock(&fxtp_names_lock);
+	after.n = 0;
+	dl_iterate_phdr(add_object, &after);
+	for (uint32_t i = 0; i < before.n; i++) {
+		uint32_t j = 0;
+		while (j < after.n && (after.o[j].lo != before.o[i].lo ||
+				       after.o[j].hi != before.o[i].hi))
+			j++;
+		if (j == after.n)
+			forget(&before.o[i]);
+	}
+	fxt_sym_refresh(sym);
+	pthread_mutex_unlock(&fxtp_names_lock);
+	errno = err;
+	fxtp_leave(t);
+	return ret;
 }

@@ -4,7 +4,9 @@
  * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered,
  * and __cxa_begin_catch (a C++ catch, after an unwind that clang-built frames leave without exit
  * hooks), mark the thread instead: its next entry closes the frames below the new call's CFA,
- * found from its return address on the stack (stack.c). */
+ * found from its return address on the stack (stack.c). A jump out of a signal handler ends the
+ * handler's tracing level (siglevel.c): at once for a remembered jmp_buf, else at the next hook
+ * whose stack pointer lies outside the handler's stack region. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +40,7 @@ fxtp_setjmp_note(const void *env)
 	if (slot == t->jmps_next)
 		t->jmps_next = (t->jmps_next + 1) % FXTP_JMPS;
 	t->jmps[slot].depth = (size_t)(t->top - t->base);
+	t->jmps[slot].level = t->siglevel;
 	t->jmps[slot].env = env;
 }
 
@@ -67,6 +70,8 @@ static void mark(void)
 	if (!t->base || t->in_tracer)
 		return;
 	t->nonlocal = 1;
+	if (t->siglevel)
+		t->sigjump = 1;	/* maybe out of the handler: its level pops at the next hook */
 	t->limit = NULL;
 }
 
@@ -77,10 +82,15 @@ static void jumping(const void *env)
 	if (!t->base || !fxtp_running() || !fxtp_enter(t))
 		return;
 	size_t depth = (size_t)-1;
+	uint32_t level = UINT32_MAX;
 	for (uint32_t i = 0; i < FXTP_JMPS; i++)
-		if (t->jmps[i].env == env)
+		if (t->jmps[i].env == env) {
 			depth = t->jmps[i].depth;
-	if (depth <= (size_t)(t->top - t->base)) {
+			level = t->jmps[i].level;
+		}
+	if (level < t->siglevel)	/* out of signal handlers: their levels end here */
+		fxtp_sig_pop_to(t, level, fxtp_now());
+	if (level == t->siglevel && depth <= (size_t)(t->top - t->base)) {
 		fxtp_close_frames_above(t, t->base + depth, fxtp_now());
 		fxtp_leave(t);
 		return;

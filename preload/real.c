@@ -52,6 +52,7 @@ static const struct {
 	{ (void **)&fxtp_real.putchar, "putchar", NULL },
 	{ (void **)&fxtp_real.vsyslog, "vsyslog", NULL },
 	{ (void **)&fxtp_real.__vsyslog_chk, "__vsyslog_chk", NULL },
+	{ (void **)&fxtp_real.dlclose, "dlclose", NULL },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

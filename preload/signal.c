@@ -1,8 +1,12 @@
-/* Fatal signals (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL): our handler flushes the archive with
- * async-signal-safe code, then the program dies exactly as it would have (default action
- * restored, same signal, core dump intact). The program's own handlers for these signals are
- * kept aside by the sigaction/signal wrappers and chained to first: if one returns, we return.
- * Threads without an alternate signal stack get one, so a stack overflow is flushed too. */
+/* Signal dispositions. Fatal signals (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL): our handler
+ * flushes the archive with async-signal-safe code, then the program dies exactly as it would
+ * have (default action restored, same signal, core dump intact). The program's own handlers for
+ * these signals are kept aside by the sigaction/signal wrappers and chained to first: if one
+ * returns, we return. Every other handler the program installs is installed as on_signal()
+ * (same mask and flags, plus SA_SIGINFO) and kept aside too: both run the program's handler
+ * through fxtp_sig_run(), on a tracing state of its own (siglevel.c). sigaction() reports the
+ * program's own dispositions. Threads without an alternate signal stack get one, so a stack
+ * overflow is flushed too. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +20,9 @@
 
 static const int fatal[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL };
 static struct sigaction app[NSIG];	/* the disposition the program believes is installed */
-static volatile sig_atomic_t ours[NSIG];
+static volatile sig_atomic_t ours[NSIG];	/* a fatal signal: on_fatal installed */
+static volatile sig_atomic_t wrapped[NSIG];	/* on_signal installed for app[sig] */
+int fxtp_sig_fatal;
 
 static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -39,13 +45,11 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 			a->sa_handler = SIG_DFL;
 			a->sa_flags = 0;
 		}
-		if (siginfo)
-			h.sa_sigaction(sig, si, uc);
-		else
-			h.sa_handler(sig);
+		fxtp_sig_run(&h, sig, si, uc);
 		return;
 	}
 	int saved = errno;
+	fxtp_sig_fatal = 1;
 	fxtp_finish(1);
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
@@ -57,6 +61,29 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	if (si->si_code <= 0)
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
 	errno = saved;
+}
+
+/* The program's handler for a signal that is not fatal. A disposition the program changed to
+ * SIG_DFL or SIG_IGN meanwhile (a race with sigaction) is not run. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction h = app[sig];
+	int siginfo = (h.sa_flags & SA_SIGINFO) != 0;
+	if (siginfo ? h.sa_sigaction == NULL
+		    : (h.sa_handler == SIG_DFL || h.sa_handler == SIG_IGN))
+		return;
+	if (h.sa_flags & SA_RESETHAND) {	/* the kernel reset ours: so is the program's */
+		wrapped[sig] = 0;
+		app[sig].sa_handler = SIG_DFL;
+		app[sig].sa_flags = 0;
+	}
+	fxtp_sig_run(&h, sig, si, uc);
+}
+
+static int is_handler(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction != NULL
+					   : a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
 }
 
 #define ALTSTACK_BYTES (256u << 10) /* reserved; pages are touched only when a handler runs */
@@ -109,30 +136,60 @@ int fxtp_signals_init(void)
 	return 0;
 }
 
+/* Not thread-safe for one signal against itself (two threads setting the same signal at
+ * once may report each other's disposition as old); async-signal-safe. */
 FXTP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (sig <= 0 || sig >= NSIG || !ours[sig])
+	if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP)
 		return real_sigaction(sig, act, old);
+	struct sigaction prev_app = app[sig], prev, mine;
+	if (ours[sig]) {
+		if (act)
+			app[sig] = *act;
+		if (old)
+			*old = prev_app;
+		return 0;
+	}
+	int was = wrapped[sig];
+	if (act && is_handler(act)) {
+		mine = *act;
+		mine.sa_sigaction = on_signal;
+		mine.sa_flags |= SA_SIGINFO;
+		app[sig] = *act;	/* before: a signal right after the install finds it */
+		wrapped[sig] = 1;
+		if (real_sigaction(sig, &mine, &prev) < 0) {
+			int err = errno;
+			app[sig] = prev_app;
+			wrapped[sig] = was;
+			errno = err;
+			return -1;
+		}
+	} else {
+		if (real_sigaction(sig, act, &prev) < 0)
+			return -1;
+		if (act)
+			wrapped[sig] = 0;
+	}
 	if (old)
-		*old = app[sig];
-	if (act)
-		app[sig] = *act;
+		*old = was ? prev_app : prev;
 	return 0;
 }
 
+/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its handler). */
 FXTP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	if (sig <= 0 || sig >= NSIG || !ours[sig]) {
-		fxtp_real_init();
-		if (!fxtp_real.signal) {
-			errno = ENOSYS;
-			return SIG_ERR;
-		}
-		return fxtp_real.signal(sig, handler);
+	struct sigaction act, old;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	if (sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
 	}
-	sighandler_t prev = app[sig].sa_handler;
-	memset(&app[sig], 0, sizeof(app[sig]));
-	app[sig].sa_handler = handler;
-	app[sig].sa_flags = SA_RESTART;
-	return prev;
+	sigaddset(&act.sa_mask, sig);
+	if (sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+					   : old.sa_handler;
 }

@@ -23,8 +23,9 @@ static void set_bounds(struct fxtp_thread *t, struct fxtp_frame *map, size_t byt
 	t->base = map + 1;
 	t->top = t->base + depth;
 	t->end = map + bytes / sizeof(*map);
-	t->depth_cap = fxtp.max_depth ? t->base + fxtp.max_depth
-				      : (struct fxtp_frame *)UINTPTR_MAX;
+	/* below: frames open in the levels a signal handler interrupted (siglevel.c). */
+	t->depth_cap = !fxtp.max_depth ? (struct fxtp_frame *)UINTPTR_MAX
+		       : t->base + (fxtp.max_depth > t->below ? fxtp.max_depth - t->below : 0);
 	/* limit: set by fxtp_leave() (this runs with the guard held). */
 }
 
@@ -70,8 +71,6 @@ __attribute__((noinline)) struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread 
 	return t->top;
 }
 
-/* Writes the complete event of frame f ending at end into w, for thread t (t's own writer and
- * index when w is t's, else koids inline). Filtered frames and short calls write nothing. */
 static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
 		     uint64_t end)
 {
@@ -79,6 +78,10 @@ static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct 
 					    : (uint32_t)(f->tag >> 32);
 	if ((v & FXTP_V_SKIP) || (fxtp.min_ticks && end - f->start < fxtp.min_ticks))
 		return;
+	if (v & FXTP_V_DEFER) {
+		fxtp_sig_defer(t, w, f, end);
+		return;
+	}
 	uint32_t tindex = w == &t->w ? t->thread_index : 0;
 	const char *name = NULL;
 	uint32_t len = 0;
@@ -98,6 +101,12 @@ static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct 
 	}
 	fxtp_emit_complete(w, tindex, (uint64_t)fxtp.pid, (uint64_t)t->tid, ref, name, len,
 			   f->start, end);
+}
+
+void fxtp_write_frame(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
+		      uint64_t end)
+{
+	write_to(t, w, f, end);
 }
 
 /* Closes, at time now, the frames a call at stack pointer sp proves dead: those not above it.
@@ -131,6 +140,10 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 {
 	if (!fxtp_running() || !fxtp_enter(t))
 		return;
+	if (t->sigjump)
+		fxtp_sig_unwind(t, sp, fxtp_now());	/* may set nonlocal */
+	if (t->deferred && !t->siglevel)
+		fxtp_sig_drain(t, 1);
 	if (t->nonlocal) {
 		t->nonlocal = 0;
 		uintptr_t cfa = call_cfa(t, sp, site);
@@ -151,8 +164,11 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 		unwind_to(t, sp, fxtp_now());
 		f = t->top;
 	}
+	/* A signal handler's level reads no cache (the code it interrupted may be filling the
+	 * entry) and never symbolizes: the shared map, else the call is deferred. */
 	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
-	uint64_t tag = c->fn == fn ? c->tag : fxtp_name_miss(t, fn, c);
+	uint64_t tag = t->siglevel ? fxtp_name_tag(t, fxtp_name_value(fn, 0))
+		       : c->fn == fn ? c->tag : fxtp_name_miss(t, fn, c);
 	if (f >= t->depth_cap)
 		tag = fxtp_tag_slow(FXTP_V_SKIP);
 	f->sp = sp;
@@ -172,6 +188,10 @@ __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t f
 		return;
 	if (!fxtp.use_tsc)
 		now = fxtp_now();
+	if (t->sigjump)
+		fxtp_sig_unwind(t, sp, now);
+	if (t->deferred && !t->siglevel)
+		fxtp_sig_drain(t, 1);
 	if (!t->base || t->top == t->base)
 		goto out;	/* an exit whose entry was never seen (before setup, or too early) */
 	struct fxtp_frame *g = t->top - 1;
@@ -220,9 +240,11 @@ void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t en
 			t->top--;
 			write_to(t, w, t->top, end);
 		}
-		return;
+	} else {
+		/* Another thread's stack: it may still be running, so only read it. */
+		for (const struct fxtp_frame *f = t->top; f-- > t->base;)
+			write_to(t, w, f, end);
 	}
-	/* Another thread's stack: it may still be running, so only read it. */
-	for (const struct fxtp_frame *f = t->top; f-- > t->base;)
-		write_to(t, w, f, end);
+	/* The states a signal handler interrupted (exit from a handler), and deferred calls. */
+	fxtp_sig_close_saved(t, w, end);
 }

@@ -65,6 +65,7 @@ static void thread_done(void *arg)
 	pthread_mutex_unlock(&reg_lock);
 	t->dead = 1;
 	fxtp_stack_release(t);
+	fxtp_sig_release(t);
 	fxtp_altstack_release(t->altstack);
 	t->altstack = NULL;
 	fxtp_leave(t);
@@ -174,6 +175,7 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 	for (struct fxtp_frame *f = self->base; f < self->top; f++)
 		f->tag = fxtp_tag_slow(FXTP_V_SKIP);
 	memset(self->cache, 0, sizeof(self->cache));
+	fxtp_sig_after_fork(self);
 	self->tid = gettid();
 	self->prev = self->next = NULL;
 	reg_head = self;

@@ -51,7 +51,7 @@ function(fxt_prog name source)
 endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
-		s-exit.c s-crash.c s-threads.c)
+		s-exit.c s-crash.c s-threads.c s-sigstress.c)
 	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
 	fxt_prog(${name} ${src})
 endforeach()
@@ -112,6 +112,51 @@ foreach(cc ${FXT_E2E_COMPILERS})
 		"s-threads=s-threads" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
 		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread" "s-crash=s-crash segv"
 		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill")
+endforeach()
+# A load address reused by another library: s-dlreuse loads liba, libb (same layout, other
+# names: same address) and liba again, built beside it in each gcc variant.
+fxt_prog(s-dlreuse s-dlreuse.c)
+foreach(variant ${FXT_E2E_COMPILERS})
+	if(NOT variant MATCHES "^gcc")
+		continue()
+	endif()
+	set(opt -O0)
+	if(variant MATCHES "-O2$")
+		set(opt -O2)
+	endif()
+	foreach(lib a b)
+		set(tgt prog-${variant}-s-dlreuse-lib${lib})
+		add_library(${tgt} MODULE progs/s-dlreuse-lib.c)
+		target_compile_options(${tgt} PRIVATE ${FXT_PROG_FLAGS} ${opt} -Wall -Wextra)
+		target_compile_definitions(${tgt} PRIVATE LIB=${lib}_)
+		set_target_properties(${tgt} PROPERTIES OUTPUT_NAME s-dlreuse-${lib} PREFIX lib
+			LIBRARY_OUTPUT_DIRECTORY ${FXT_PROGS_DIR}/${variant})
+	endforeach()
+endforeach()
+
+# Signals landing anywhere in the hooks (tests/e2e/sigstress.sh: exact counts the program
+# prints), with LD_PRELOAD alone for every variant and under fxtrun for gcc.
+foreach(cc ${FXT_E2E_COMPILERS})
+	set(modes preload)
+	if(cc STREQUAL "gcc")
+		list(APPEND modes fxtrun)
+	endif()
+	foreach(mode ${modes})
+		set(test e2e-${cc}-s-sigstress-${mode})
+		add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
+			FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun
+			${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/sigstress.sh ${mode}
+			${FXT_PROGS_DIR}/${cc}/s-sigstress)
+		set(labels e2e)
+		if(cc MATCHES "^clang")
+			list(APPEND labels nosan)
+		endif()
+		set_tests_properties(${test} PROPERTIES LABELS "${labels}" TIMEOUT 300)
+	endforeach()
+endforeach()
+foreach(cc gcc gcc-O2)
+	fxt_e2e(e2e-${cc}-s-dlreuse s-dlreuse ${FXT_PROGS_DIR}/${cc}/s-dlreuse
+		${FXT_PROGS_DIR}/${cc}/libs-dlreuse-a.so ${FXT_PROGS_DIR}/${cc}/libs-dlreuse-b.so)
 endforeach()
 # The examples (examples/CMakeLists.txt, built like the project), with the calls their top
 # comments list.
