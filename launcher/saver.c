@@ -223,75 +223,76 @@ static size_t cut_after(uint64_t *p, size_t words, uint64_t cutoff)
 	return kept;
 }
 
-struct order {
-	uint64_t seq;
+/* A chunk's records to save: chunk idx (sequence seq) words [from, end) after its word 0. */
+struct run {
+	uint64_t seq, events;
 	uint32_t idx;
+	uint32_t from, end;
 };
 
 static int by_seq(const void *a, const void *b)
 {
-	const struct order *x = a, *y = b;
+	const struct run *x = a, *y = b;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Appends what every chunk gained since the last sweep, in sequence order. */
-static int sweep(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_t fallback_tps,
-		 int *opened)
+/* What every chunk gained since the last save, in sequence order: *runs (malloc'd), returns
+ * their number or -ENOMEM. Only headers are read here (acquire): every record counted was
+ * committed, and so was every string record it refers to (committed before it). */
+static long plan(struct fxt_saved *s, struct run **runs)
 {
 	const struct fxt_buf_hdr *h = s->buf.hdr;
 	uint32_t slots = fxt_buf_slots_used(&s->buf);
-	struct order *ord = malloc((size_t)slots * sizeof(*ord) + 1);
-	if (!ord)
+	struct run *r = malloc((size_t)slots * sizeof(*r) + 1);
+	if (!r)
 		return -ENOMEM;
 	size_t k = 0, words = h->chunk_size / 8 - 1;
 	for (uint32_t i = 0; i < slots; i++) {
-		uint64_t seq = fxt_chunk_word_seq(__atomic_load_n(fxt_buf_chunk(&s->buf, i),
-								  __ATOMIC_ACQUIRE));
-		if (seq)
-			ord[k++] = (struct order){ seq, i };
-	}
-	qsort(ord, k, sizeof(*ord), by_seq);
-	int rc = 0;
-	for (size_t j = 0; !rc && j < k; j++) {
-		const uint64_t *c = fxt_buf_chunk(&s->buf, ord[j].idx);
-		uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
-		uint64_t seq = fxt_chunk_word_seq(w0);
-		struct saved_chunk *sc = &s->chunks[ord[j].idx];
+		const uint64_t *c = fxt_buf_chunk(&s->buf, i);
+		uint64_t seq = fxt_chunk_word_seq(__atomic_load_n(c, __ATOMIC_ACQUIRE));
 		if (!seq)
 			continue;
-		if (sc->seq != seq)
-			*sc = (struct saved_chunk){ seq, 0 };
+		const struct saved_chunk *sc = &s->chunks[i];
+		size_t from = sc->seq == seq ? sc->bytes / 8 : 0;
 		uint64_t events;
-		size_t from = sc->bytes / 8, end = valid_end(c + 1, from, words, &events);
-		if (end <= from)
-			continue;
-		if ((rc = open_section(o, s, fallback_tps, opened)) < 0)
-			break;
-		int reopen = from && fxt_field_get(FXT_RECORD_TYPE, c[1]) == FXT_RT_THREAD &&
+		size_t end = valid_end(c + 1, from, words, &events);
+		if (end > from)
+			r[k++] = (struct run){ seq, events, i, (uint32_t)from, (uint32_t)end };
+	}
+	qsort(r, k, sizeof(*r), by_seq);
+	*runs = r;
+	return (long)k;
+}
+
+/* Appends the planned runs: each copied straight into the write buffer, kept only if the chunk
+ * still holds the same sequence afterwards (a circular buffer may reuse it meanwhile). A
+ * continued chunk is re-opened with its thread record (thread indexes are per chunk). */
+static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r, size_t k,
+		     uint64_t cutoff)
+{
+	for (size_t j = 0; j < k; j++) {
+		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx);
+		int reopen = r[j].from && fxt_field_get(FXT_RECORD_TYPE, c[1]) == FXT_RT_THREAD &&
 			     fxt_field_get(FXT_RECORD_SIZE, c[1]) == 3;
-		size_t len = (reopen ? 3 : 0) + end - from;
+		size_t len = (reopen ? 3 : 0) + r[j].end - r[j].from;
 		uint64_t *dst = reserve(o, len * 8);
-		if (!dst) {
-			rc = o->err ? o->err : -EIO;
-			break;
-		}
+		if (!dst)
+			return o->err ? o->err : -EIO;
 		if (reopen)
 			memcpy(dst, c + 1, 24);
-		memcpy(dst + (reopen ? 3 : 0), c + 1 + from, (end - from) * 8);
+		memcpy(dst + (reopen ? 3 : 0), c + 1 + r[j].from, (size_t)(r[j].end - r[j].from) * 8);
 		atomic_thread_fence(memory_order_acquire);
-		if ((__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) & FXT_CHUNK_SEQ_MASK) !=
-		    (w0 & FXT_CHUNK_SEQ_MASK))
+		if ((__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) & FXT_CHUNK_SEQ_MASK) != r[j].seq)
 			continue;	/* reused while read: its old records were saved before */
 		/* Events stamped after the provider's stop (threads still running while its exit
 		 * flush closed their frames) would overlap the closed frames: leave them out. */
 		if (cutoff)
 			len = cut_after(dst, len, cutoff);
 		commit(o, len * 8);
-		s->st.events += events;
-		sc->bytes = end * 8;
+		s->st.events += r[j].events;
+		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)r[j].end * 8 };
 	}
-	free(ord);
-	return rc;
+	return 0;
 }
 
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
@@ -300,6 +301,12 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	const struct fxt_buf_hdr *h = s->buf.hdr;
 	uint64_t start = o->bytes;
 	int opened = 0, rc = 0;
+	/* The chunks' new records first, then the durable records: those include every string
+	 * the planned records refer to, and go into the archive before them. */
+	struct run *runs;
+	long k = plan(s, &runs);
+	if (k < 0)
+		return (int)k;
 	uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
 	if (used > h->durable_size)
 		used = h->durable_size;
@@ -307,7 +314,7 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	uint64_t events;
 	size_t from = s->durable_saved / 8, end = valid_end(d, from, used / 8, &events);
 	int first = !s->init_at;
-	if (end > from || first) {
+	if (end > from || first || k) {
 		rc = open_section(o, s, fallback_tps, &opened);
 		if (!rc)
 			rc = emit(o, d + from, (end - from) * 8);
@@ -323,7 +330,8 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 			rc = emit_process(o, s->pid, s->ppid, name[0] ? name : "process");
 	}
 	if (!rc)
-		rc = sweep(o, s, cutoff, fallback_tps, &opened);
+		rc = copy_runs(o, s, runs, (size_t)k, cutoff);
+	free(runs);
 	s->st.bytes += o->bytes - start;
 	return rc ? rc : o->err;
 }

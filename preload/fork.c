@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "preload/fxtp.h"
+#include "preload/wait.h"
 
 static void prepare(void)
 {
@@ -26,6 +27,7 @@ static void child(void)
 	if (!fxtp_running())
 		return;
 	struct fxtp_thread *t = &fxtp_self;
+	fxtp_spawn_after_fork();
 	int rc = fxtp_open_buffer();
 	if (rc < 0) {
 		__atomic_store_n(&fxtp_state, FXTP_STATE_STOPPING, __ATOMIC_RELEASE);

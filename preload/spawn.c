@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "preload/wait.h"
@@ -131,6 +132,13 @@ FXTP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 	}
 	errno = saved;
 	return rc;
+}
+
+void fxtp_spawn_after_fork(void)
+{
+	/* The parent's pending flows belong to threads of the parent: the child must not end
+	 * them (its archive has no begin for them). */
+	memset(pending, 0, sizeof(pending));
 }
 
 void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now)

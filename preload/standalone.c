@@ -131,16 +131,7 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 	uint64_t taken = __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
 	if (chunks > taken)
 		chunks = taken;
-	/* The drop count goes into the durable area, which is always backed: a full disk that
-	 * made records drop has no room for a trailer. */
-	uint64_t trailer[FXT_OUTFILE_TRAILER_WORDS];
-	uint32_t n = fxt_outfile_trailer(b, outfile.provider_id, cutoff, trailer);
-	uint64_t *at = n ? fxt_buf_durable_reserve(b, n) : NULL;
-	if (at) {
-		memcpy(at + 1, trailer + 1, (n - 1) * 8);
-		__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
-	}
-	uint64_t end = fxt_outfile_finish(b, chunks, cutoff, 1);
+	uint64_t end = fxt_outfile_seal(b, chunks, cutoff, cutoff, 1);
 	int fd = fxtp_grow_fd();
 	if (fd < 0 || ftruncate(fd, (off_t)end) < 0 || rename(part_path, out_path) < 0) {
 		char why[64];

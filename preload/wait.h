@@ -34,6 +34,8 @@ uint32_t fxtp_rec_max_words(void);
 /* Exit flush: ends, in w (koid-inline, the calling thread), every pthread_create flow whose
  * thread has not started, so no flow stays half-written. Once, from fxtp_finish. */
 void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now);
+/* Fork child: forgets the parent's pending flows (their begins are in the parent's archive). */
+void fxtp_spawn_after_fork(void);
 
 /* ---- uobj.c ---- */
 /* The label of synchronisation object obj of kind `kind` ("mutex", ...): the symbol naming it

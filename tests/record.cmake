@@ -3,7 +3,7 @@
 # are checked with `fxt check`, `fxt dump` and tests/e2e/fxt-calls (the project's reader).
 find_program(BASH bash REQUIRED)
 set(FXT_RPROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/rprogs)
-foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit)
+foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit r-forks)
 	add_executable(rprog-${name} progs/${name}.c)
 	target_compile_options(rprog-${name} PRIVATE -finstrument-functions -O0 -g -pthread -Wall
 		-Wextra $<$<BOOL:${FXT_WERROR}>:-Werror>)
@@ -35,4 +35,8 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		SAMPLE_PROG=${CMAKE_CURRENT_BINARY_DIR}/m-split
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun.bats)
 	set_tests_properties(fxtrun-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	add_test(NAME completeness-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
+		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/completeness.bats)
+	set_tests_properties(completeness-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 600)
 endif()

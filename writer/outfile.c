@@ -194,6 +194,20 @@ uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff,
 	return h->chunks_off + chunks * h->chunk_size;
 }
 
+uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, uint64_t ts,
+			  int robust)
+{
+	const struct fxt_outfile *o = b->ctx;
+	uint64_t trailer[FXT_OUTFILE_TRAILER_WORDS];
+	uint32_t n = fxt_outfile_trailer(b, o->provider_id, ts, trailer);
+	uint64_t *at = n ? fxt_buf_durable_reserve(b, n) : NULL;
+	if (at) {
+		memcpy(at + 1, trailer + 1, (n - 1) * 8);
+		__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
+	}
+	return fxt_outfile_finish(b, chunks, cutoff, robust);
+}
+
 int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
 			    uint64_t records, uint32_t reasons)
 {

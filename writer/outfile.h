@@ -86,6 +86,12 @@ void fxt_outfile_stop(struct fxt_buf *b);
  * Fails: never. Not thread-safe with another finisher. */
 uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust);
 
+/* The whole end of a file: the trailer (when records were dropped) into the durable area, which
+ * is always backed (a full disk that made records drop has no room after the chunks), then
+ * fxt_outfile_finish(). Returns the file size. Fails: never. Not thread-safe. */
+uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, uint64_t ts,
+			  int robust);
+
 /* Words of the trailer for buffer b (0 when nothing was dropped); dst (at least
  * FXT_OUTFILE_TRAILER_WORDS words) receives the buffer-full provider event and an instant
  * event "records dropped" of category "fxtauto" carrying the count (argument "records") and

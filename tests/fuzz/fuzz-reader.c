@@ -1,5 +1,7 @@
-/* libFuzzer entry for the FXT reader: any bytes read twice, STRICT (+ the validator) and lenient,
- * each record printed to /dev/null. Oracles: views inside the input (a malloc copy of its exact
+/* libFuzzer entry for the FXT reader and `fxt recover`: any bytes read twice, STRICT (+ the
+ * validator) and lenient, each record printed to /dev/null; inputs that attach as a standalone
+ * archive file (writer/outfile.h) are also recovered in a copy (the finish walks what a killed
+ * process left: it must stay inside the file) and the result read again. Oracles: views inside the input (a malloc copy of its exact
  * size, so ASan sees one byte past it), records moving forward, a clean STRICT read reads the same
  * lenient, and every "overlaps without nesting" verdict backed by a real crossing pair.
  * Built only with FXT_FUZZ=ON (tests/fuzz.cmake). */
@@ -12,6 +14,7 @@
 
 #include "fxt/reader.h"
 #include "reader/print.h"
+#include "writer/outfile.h"
 
 static FILE *devnull;
 static const char *in_lo, *in_hi; /* the input being read */
@@ -135,6 +138,33 @@ static struct pass read_all(const void *data, size_t size, unsigned flags)
 	return p;
 }
 
+/* fxt recover on a copy: attach, seal what fits in the file, read the result. */
+static void recover(const uint8_t *data, size_t size)
+{
+	if (size < 4096)
+		return;
+	size_t room = (size + 63) & ~(size_t)63;
+	uint8_t *m = aligned_alloc(64, room);
+	if (!m)
+		abort();
+	memcpy(m, data, size);
+	memset(m + size, 0, room - size);
+	struct fxt_buf b;
+	struct fxt_outfile o;
+	if (fxt_outfile_attach(&b, &o, m, size) == 0) {
+		const struct fxt_buf_hdr *h = b.hdr;
+		uint64_t fit = size > h->chunks_off ? (size - h->chunks_off) / h->chunk_size : 0;
+		uint64_t chunks = h->next_chunk < fit ? h->next_chunk : fit;
+		uint64_t end = fxt_outfile_seal(&b, chunks, 0, 1, 0);
+		if (end > size)
+			abort();
+		in_lo = (const char *)m;
+		in_hi = in_lo + end;
+		read_all(m, end, FXT_READER_STRICT);
+	}
+	free(m);
+}
+
 __attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!devnull && !(devnull = fopen("/dev/null", "w")))
@@ -152,5 +182,6 @@ __attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t 
 	    (lenient.result != FXT_READ_END || lenient.delivered != strict.delivered || lenient.fixes))
 		abort();
 	free(copy);
+	recover(data, size);
 	return 0;
 }

@@ -1,0 +1,135 @@
+/* `fxt recover FILE [-o OUT]`: makes the archive file of a killed standalone run (LD_PRELOAD
+ * without fxtrun leaves "<FXT_OUTPUT>.part" when the process dies of SIGKILL) into a valid
+ * archive of every record committed: chunks still open are finished in place (their records
+ * up to the first unwritten one, then padding), the string area's tail is padded, the count of
+ * dropped records is added, and the file is cut after the last chunk. In place; renamed to OUT
+ * (default: FILE without ".part"). A finished archive is left as it was (recovering twice is
+ * harmless). Exit 0 done, 1 not such a file or I/O error, 2 usage. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "common/clock.h"
+#include "launcher/cmd.h"
+#include "writer/outfile.h"
+
+static const char usage[] =
+	"usage: fxt recover FILE [-o OUT]\n"
+	"Makes the archive a killed run left (FILE.part, written by LD_PRELOAD=libfxtauto.so\n"
+	"without fxtrun) valid: every record committed before the kill is kept. In place, then\n"
+	"renamed to OUT (default: FILE without its .part suffix).\n";
+
+/* Ticks per second of this machine's clock, for a file killed before it stored one. */
+static uint64_t measure_tps(void)
+{
+	if (!fxt_invariant_tsc())
+		return 1000000000ULL;
+	uint64_t n0 = fxt_mono_ns(), t0 = __rdtsc(), n1;
+	struct timespec ts = { 0, 20000000 };
+	nanosleep(&ts, NULL);
+	n1 = fxt_mono_ns();
+	return (uint64_t)((unsigned __int128)(__rdtsc() - t0) * 1000000000ULL / (n1 - n0));
+}
+
+static int fail(const char *path, const char *why)
+{
+	fprintf(stderr, "fxt recover: %s: %s\n", path, why);
+	return 1;
+}
+
+int cmd_recover(int argc, char **argv)
+{
+	static const struct option longs[] = { { "output", required_argument, NULL, 'o' },
+					       { "help", no_argument, NULL, 'h' },
+					       { NULL, 0, NULL, 0 } };
+	const char *out = NULL;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (c != 'o' || !*optarg) {
+			fprintf(stderr, "fxt recover: bad option '%s'\n%s", argv[optind - 1], usage);
+			return 2;
+		}
+		out = optarg;
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	char dflt[PATH_MAX];
+	size_t len = strlen(path);
+	if (!out && len > 5 && !strcmp(path + len - 5, ".part") && len - 5 < sizeof(dflt)) {
+		memcpy(dflt, path, len - 5);
+		dflt[len - 5] = 0;
+		out = dflt;
+	}
+
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return fail(path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_size < 4096) {
+		close(fd);
+		return fail(path, "not an fxtauto archive file (too short)");
+	}
+	size_t size = (size_t)st.st_size;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		close(fd);
+		return fail(path, strerror(errno));
+	}
+	struct fxt_buf b;
+	struct fxt_outfile o;
+	int rc = fxt_outfile_attach(&b, &o, m, size);
+	if (rc < 0) {
+		munmap(m, size);
+		close(fd);
+		return fail(path, rc == -EPROTONOSUPPORT
+					  ? "written by another fxtauto version (layout)"
+					  : "not the file of a standalone fxtauto run");
+	}
+	const struct fxt_buf_hdr *h = b.hdr;
+	uint64_t room = size > h->chunks_off ? (size - h->chunks_off) / h->chunk_size : 0;
+	uint64_t chunks = __atomic_load_n(&h->next_chunk, __ATOMIC_RELAXED);
+	if (chunks > room)
+		chunks = room;
+	if (chunks > h->nchunks)
+		chunks = h->nchunks;
+	int measured = !h->ticks_per_second;
+	if (measured)
+		fxt_outfile_set_tps(&b, measure_tps());
+	uint64_t stop = h->stop_ticks;
+	uint64_t end = fxt_outfile_seal(&b, chunks, 0, stop ? stop : h->start_ticks, 0);
+	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
+	rc = msync(m, size, MS_SYNC) < 0 ? -errno : 0;
+	munmap(m, size);
+	if (!rc && end < size && ftruncate(fd, (off_t)end) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && out && rename(path, out) < 0)
+		rc = -errno;
+	if (rc < 0)
+		return fail(path, strerror(-rc));
+	printf("fxt recover: %s: %" PRIu64 " chunks, %.1f MB%s%s; written to %s\n", path, chunks,
+	       (double)end / 1e6, measured ? ", clock rate measured now" : "",
+	       dropped ? ", records dropped before the kill are counted" : "", out ? out : path);
+	return 0;
+}
