@@ -13,6 +13,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "common/options.h"
 #include "writer/buffer.h"
 #include "writer/chunk.h"
 
@@ -124,6 +125,8 @@ struct fxtp_ctx {
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */
 };
 extern struct fxtp_ctx fxtp;
+/* Every FXT_* setting as read by the constructor (init.c read_options; defaults otherwise). */
+extern struct fxt_settings fxtp_settings;
 
 /* Takes the guard: returns 0 if this thread is already inside the tracer (the caller must then
  * do nothing), else 1; every slow path and wrapper that records pairs it with fxtp_leave().

@@ -423,20 +423,14 @@ FXTP_EXPORT void __syslog_chk(int pri, int flag, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* FXT_LOG: comma-separated stream names, or "none". */
+/* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (priority 101, common/options.c). */
 __attribute__((constructor(103), no_instrument_function)) static void log_init(void)
 {
-	const char *v = getenv("FXT_LOG"), *ev = getenv("FXT_LOG_EVENTS");
-
-	events_off = ev && !strcmp(ev, "0");
-	if (!v || !*v)
+	/* bit i of FXT_LOG_* is enum stream i */
+	_Static_assert(FXT_LOG_STDERR == 1u << S_STDERR && FXT_LOG_STDOUT == 1u << S_STDOUT &&
+			       FXT_LOG_SYSLOG == 1u << S_SYSLOG, "stream bits");
+	if (!fxtp_running())
 		return;
-	enabled = 0;
-	while (*v) {
-		size_t n = strcspn(v, ",");
-		for (unsigned s = 0; s < S_COUNT; s++)
-			if (strlen(s_names[s].s) == n && !strncmp(v, s_names[s].s, n))
-				enabled |= 1u << s;
-		v += n + (v[n] == ',');
-	}
+	enabled = fxtp_settings.log_streams;
+	events_off = !fxtp_settings.log_events;
 }

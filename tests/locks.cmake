@@ -27,8 +27,12 @@ foreach(streams "" "stderr,stdout" "none")
 	if(streams STREQUAL "")
 		set(suffix log-default)
 	endif()
+	set(setting FXT_LOG=${streams})
+	if(streams STREQUAL "")
+		set(setting --unset=FXT_LOG)	# an empty FXT_LOG is refused (common/options.c)
+	endif()
 	add_test(NAME locks-${suffix} COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
-		FXT_LOG=${streams} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
+		${setting} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
 	set_tests_properties(locks-${suffix} PROPERTIES LABELS "e2e" TIMEOUT 60)
 endforeach()
 add_test(NAME locks-log-noevents COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}

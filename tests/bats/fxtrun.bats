@@ -58,7 +58,7 @@ wait_line() {
 
 @test "malformed option values are refused with exit 2 before the program starts" {
 	for args in "--mode fast" "--buffer-size 12x" "--buffer-size 100K" "--max-depth 0" \
-		"--max-depth -3" "--min-duration 5parsecs" "--filter a,b" "--exclude="; do
+		"--max-depth -3" "--min-duration 5parsecs" "--filter a,,b" "--exclude="; do
 		run --separate-stderr "$FXTRUN" $args touch started
 		[ "$status" -eq 2 ]
 		[[ "${stderr_lines[0]}" == fxtrun:* ]]
@@ -438,13 +438,64 @@ print(len(s.recv(16)))'
 @test "--sample and --categories refuse bad values before starting the program" {
 	run "$FXTRUN" --sample=0 -- touch started
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--sample takes a rate"* ]]
+	[[ "$output" == *"--sample=0: expected a rate in Hz from 1 to 100000"* ]]
 	run "$FXTRUN" --sample=fast -- touch started
 	[ "$status" -eq 2 ]
 	run "$FXTRUN" --categories= -- touch started
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--categories"* ]]
 	[ ! -e started ]
+}
+
+# bad_values: the NAME=VALUE lines of tests/unit/settings-bad.txt (the list the unit test checks
+# against the table of common/options.c), @LONG4096 expanded.
+bad_values() {
+	local long
+	long=$(printf 'a%.0s' $(seq 4096))
+	grep -v '^#' "$BATS_TEST_DIRNAME/../unit/settings-bad.txt" | sed "s/@LONG4096\$/$long/"
+}
+
+@test "every bad value of every setting is refused as an option and in the environment" {
+	local help n=0
+	help=$("$FXTRUN" --help)
+	while IFS= read -r line; do
+		name=${line%%=*} value=${line#*=}
+		flag=$(echo "${name#FXT_}" | tr 'A-Z_' 'a-z-')
+		echo "$name='$value'"
+		if [[ "$help" == *"--$flag "* || "$help" == *"--$flag["* ]]; then
+			run --separate-stderr "$FXTRUN" "--$flag=$value" -- touch started
+			[ "$status" -eq 2 ]
+			[[ "${stderr_lines[0]}" == "fxtrun: --$flag=$value: expected "* ]]
+			n=$((n + 1))
+		fi
+		run --separate-stderr env "$name=$value" "$FXTRUN" -- touch started
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "fxtrun: $name=$value in the environment: expected${stderr#*: expected}" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ ! -e started ] && [ ! -e trace.fxt ]
+	done < <(bad_values)
+	[ "$n" -ge 40 ]	# the settings with an option
+}
+
+@test "--sample=0 and FXT_SAMPLE=0 are both refused; FXT_LOG=bogus too (one rule, one table)" {
+	run --separate-stderr "$FXTRUN" --sample=0 -- touch started
+	[ "$status" -eq 2 ]
+	run --separate-stderr env FXT_SAMPLE=0 "$FXTRUN" -- touch started
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "fxtrun: FXT_SAMPLE=0 in the environment: expected a rate in Hz from 1 to 100000, or nothing for 997" ]
+	run --separate-stderr env FXT_LOG=bogus "$FXTRUN" -- touch started
+	[ "$status" -eq 2 ]
+	[ ! -e started ]
+	# a good value in the environment is passed on; an option overrides it
+	env FXT_FILTER=leaf_call "$FXTRUN" -o f.fxt "$RPROGS/r-leaf" 2>/dev/null
+	[ "$(calls f.fxt leaf_call)" -eq 1 ] && [ "$(calls f.fxt main)" -eq 0 ]
+	env FXT_LOG=bogus "$FXTRUN" --log none -o g.fxt "$RPROGS/r-leaf" 2>/dev/null
+	"$FXT" check g.fxt
+}
+
+@test "--filter takes comma-separated globs, like FXT_FILTER" {
+	"$FXTRUN" --filter leaf_call,main -o f.fxt "$RPROGS/r-leaf" 2>/dev/null
+	[ "$(calls f.fxt leaf_call)" -eq 1 ] && [ "$(calls f.fxt main)" -eq 1 ]
 }
 
 @test "--log picks the streams recorded as log records (default stderr); bad lists refused" {
@@ -461,7 +512,7 @@ print(len(s.recv(16)))'
 	[ "$("$FXT" dump n.fxt | grep -c ' log ')" = 0 ]
 	run "$FXTRUN" --log stdrr -- touch started
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--log takes"* ]]
+	[[ "$output" == *"--log=stdrr: expected stderr, stdout, syslog"* ]]
 	[ ! -e started ]
 }
 

@@ -18,7 +18,7 @@ traced() {
 bad_setting() {
 	local plain_out plain_status
 	plain_out=$("$PROGS/s-exit" exit) || plain_status=$?
-	run --separate-stderr env "$@" FXT_OUTPUT=out.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-exit" exit
+	run --separate-stderr env FXT_OUTPUT=out.fxt "$@" LD_PRELOAD="$FXTAUTO" "$PROGS/s-exit" exit
 	[ "$status" -eq "$plain_status" ]
 	[ "$output" = "$plain_out" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
@@ -114,4 +114,30 @@ bad_setting() {
 	[ "$status" -eq "$plain_status" ]
 	[ "$output" = "$plain_out" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+# bad_values: the NAME=VALUE lines of tests/unit/settings-bad.txt (the list the unit test checks
+# against the table of common/options.c), @LONG4096 expanded.
+bad_values() {
+	local long
+	long=$(printf 'a%.0s' $(seq 4096))
+	grep -v '^#' "$BATS_TEST_DIRNAME/../unit/settings-bad.txt" | sed "s/@LONG4096\$/$long/"
+}
+
+@test "every bad value of every setting: one line naming it, tracing off, program unchanged" {
+	while IFS= read -r line; do
+		echo "$line" | cut -c1-80
+		bad_setting "$line"
+		[[ "$stderr" == "fxtauto: ${line:0:200}"*": expected "*"; tracing off" ]]
+	done < <(bad_values)
+}
+
+@test "FXT_LOG=bogus: one line, tracing off (was: logging off silently)" {
+	bad_setting FXT_LOG=bogus
+	[ "$stderr" = "fxtauto: FXT_LOG=bogus: expected stderr, stdout, syslog (comma-separated) or none; tracing off" ]
+}
+
+@test "FXT_SAMPLE=0 is refused as fxtrun refuses --sample=0" {
+	bad_setting FXT_SAMPLE=0
+	[[ "$stderr" == "fxtauto: FXT_SAMPLE=0: expected a rate in Hz from 1 to 100000"* ]]
 }
