@@ -18,10 +18,12 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/forward.h"
 #include "common/options.h"
 #include "common/protocol.h"
 #include "launcher/cmd.h"
@@ -211,13 +213,15 @@ static int parse(int argc, char **argv, struct opts *o)
 
 /* ---- the program ---- */
 
-/* Finds prog as execvp(3) would. Fails: -ENOENT, -EACCES. */
+/* Finds prog as execvp(3) would. Fails: -ENOENT, -EACCES, -EISDIR. */
 static int resolve(const char *prog, char *out, size_t size)
 {
 	struct stat st;
 	if (strchr(prog, '/')) {
 		if (access(prog, X_OK) < 0)
 			return -errno;
+		if (stat(prog, &st) == 0 && S_ISDIR(st.st_mode))
+			return -EISDIR;
 		snprintf(out, size, "%s", prog);
 		return 0;
 	}
@@ -267,11 +271,32 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Sends sig to the program on behalf of sender, tagged as a forward (common/forward.h): the
+ * program's preload drops it if the program got that signal from sender already (a process-group
+ * kill that reached fxtrun and the program both, as timeout(1) sends). */
+static void forward(pid_t child, int sig, pid_t sender)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_ptr = (void *)(uintptr_t)fxt_forward_value(sender);
+	if (syscall(SYS_rt_sigqueueinfo, child, sig, &si) < 0)
+		kill(child, sig);
+}
+
 /* Serves the providers until every process of the tree is gone, or a second SIGINT/SIGTERM.
- * Returns the program's wait status, or -1 if it was not reaped. */
+ * A signal from the terminal (SI_KERNEL) reached the program's process group, the program with
+ * it: not forwarded. One sent to fxtrun is forwarded once, tagged with its sender (the same
+ * signal from the same sender again within 100 ms is one signal sent twice, as timeout(1) does:
+ * to fxtrun, then to its group). Returns the program's wait status, or -1 if not reaped. */
 static int serve(struct fxt_manager *m, int sfd, pid_t child)
 {
-	int status = -1, interrupts = 0;
+	int status = -1, interrupts = 0, last_sig = 0;
+	uint32_t last_pid = 0;
+	double last_at = 0;
 	for (;;) {
 		int r = fxt_manager_poll(m, sfd, 1000);
 		if (r < 0)
@@ -281,9 +306,14 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 			int sig = (int)si.ssi_signo;
 			if (sig == SIGCHLD)
 				continue;
-			/* From a terminal the program got it too (same process group). */
+			double now = now_s();
+			if (sig == last_sig && si.ssi_pid == last_pid && now - last_at < 0.1)
+				continue;
+			last_sig = sig;
+			last_pid = si.ssi_pid;
+			last_at = now;
 			if ((int)si.ssi_code != SI_KERNEL && status == -1)
-				kill(child, sig);
+				forward(child, sig, (pid_t)si.ssi_pid);
 			if ((sig == SIGINT || sig == SIGTERM) && ++interrupts == 2) {
 				fputs(ME ": stopped waiting; writing what was recorded\n", stderr);
 				return status;
@@ -297,6 +327,14 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 		if (w < 0 && errno == ECHILD)
 			return status;
 	}
+}
+
+/* How the program ended, when the exit status alone does not say it: a signal. */
+static void print_end(int status)
+{
+	if (status != -1 && WIFSIGNALED(status))
+		fprintf(stderr, ME ": program killed by signal %d (%s)%s.\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
 }
 
 static void summary(const struct fxt_manager_stats *st, double secs, const char *out,
@@ -342,8 +380,10 @@ int cmd_record(int argc, char **argv)
 	char prog[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX + 32];
 	int rc = resolve(argv[at], prog, sizeof(prog));
 	if (rc < 0) {
+		/* As a shell says: "command not found" only for a name looked up on PATH. */
 		fprintf(stderr, ME ": %s: %s\n", argv[at],
-			rc == -ENOENT ? "command not found" : strerror(-rc));
+			rc == -ENOENT && !strchr(argv[at], '/') ? "command not found"
+								: strerror(-rc));
 		return rc == -ENOENT ? 127 : 126;
 	}
 	if ((rc = fxt_session_find_preload(lib, sizeof(lib))) < 0) {
@@ -408,6 +448,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		summary(&st, secs, output, o.mode ? o.mode : "streaming");
 	}
+	print_end(status);
 	fxt_manager_free(m);
 	fxt_session_remove(&s);
 	close(sfd);

@@ -81,6 +81,15 @@ wait_line() {
 	[ ! -e trace.fxt ]
 }
 
+@test "a path that does not exist: No such file or directory (127); a directory: 126" {
+	run -127 --separate-stderr "$FXTRUN" ./no-such-program-fxt
+	[ "$stderr" = "fxtrun: ./no-such-program-fxt: No such file or directory" ]
+	mkdir adir
+	run -126 --separate-stderr "$FXTRUN" ./adir
+	[ "$stderr" = "fxtrun: ./adir: Is a directory" ]
+	[ ! -e trace.fxt ]
+}
+
 @test "default output is trace.fxt; the summary names it and ui.perfetto.dev" {
 	run --separate-stderr "$FXTRUN" "$RPROGS/r-leaf"
 	[ "$status" -eq 0 ]
@@ -157,9 +166,10 @@ wait_line() {
 	[ "$recorded" -ge "$done_calls" ]
 }
 
-@test "a segfaulting program: exit status 139 and a valid archive with its calls" {
-	run "$FXTRUN" -o segv.fxt "$PROGS/s-crash" segv
+@test "a segfaulting program: exit status 139, a valid archive with its calls, the summary says so" {
+	run --separate-stderr "$FXTRUN" -o segv.fxt "$PROGS/s-crash" segv
 	[ "$status" -eq 139 ]
+	[ "${stderr_lines[-1]}" = "fxtrun: program killed by signal 11 (Segmentation fault)." ]
 	"$FXT" check segv.fxt
 	[ "$(calls segv.fxt crash)" -eq 1 ]
 }
@@ -525,4 +535,59 @@ bad_values() {
 		[ "$("$FXT" dump spawn.fxt | grep -c ' flow_begin ')" = 8 ]
 		[ "$("$FXT" dump spawn.fxt | grep -c ' flow_end ')" = 8 ]
 	done
+}
+
+# names ARCHIVE: "COUNT NAME" of its complete events.
+names() {
+	"$FXT" dump "$1" | grep ' complete ' | grep -o ' name="[^"]*"' | sort | uniq -c |
+		awk '{ print $1, $2 }'
+}
+
+@test "kill -TERM of the program: its open frames are closed in the archive, the summary says it" {
+	"$FXTRUN" -o term.fxt "$PROGS/s-term" >out.txt 2>err.txt &
+	fxtrun_pid=$!
+	wait_line out.txt '^ready$'
+	kill -TERM "$(pgrep -P "$fxtrun_pid" s-term)"
+	status=0
+	wait "$fxtrun_pid" || status=$?
+	cat err.txt
+	[ "$status" -eq 143 ]
+	grep -qx 'fxtrun: program killed by signal 15 (Terminated).' err.txt
+	"$FXT" check term.fxt
+	names term.fxt >n.txt
+	cat n.txt
+	grep -qx '1 name="main"' n.txt
+	grep -qx '1 name="run_loop"' n.txt
+	[ "$(calls term.fxt work)" -ge 10 ]
+}
+
+@test "timeout -s INT: the SIGINT sent to the process group reaches the program once" {
+	run --separate-stderr timeout -s INT 0.5 "$FXTRUN" -o int.fxt "$PROGS/s-term" count
+	[ "$status" -eq 124 ]	# timeout's own status when it had to signal
+	[ "${lines[-1]}" = "interrupts 1" ]
+	"$FXT" check int.fxt
+}
+
+@test "kill -INT of fxtrun alone is forwarded once to a program that counts interrupts" {
+	# bats starts background jobs with SIGINT ignored; give the program its default action.
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$FXTRUN" -o int.fxt "$PROGS/s-term" count \
+		>out.txt 2>err.txt &
+	fxtrun_pid=$!
+	wait_line out.txt '^ready$'
+	kill -INT "$fxtrun_pid"
+	wait "$fxtrun_pid"
+	[ "$(tail -1 out.txt)" = "interrupts 1" ]
+	"$FXT" check int.fxt
+}
+
+@test "kill -INT of the whole process group reaches the program once (fxtrun forwards nothing more)" {
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' setsid "$FXTRUN" -o int.fxt "$PROGS/s-term" \
+		count >out.txt 2>err.txt &
+	wait_line out.txt '^ready$'
+	pgid=$(pgrep -f "^$FXTRUN -o int.fxt")
+	kill -INT -- "-$pgid"
+	for _ in $(seq 100); do grep -q interrupts out.txt && break; sleep 0.05; done
+	sleep 0.2
+	[ "$(tail -1 out.txt)" = "interrupts 1" ]
+	"$FXT" check int.fxt
 }
