@@ -283,6 +283,20 @@ struct fxtp_real {
 	int (*putchar)(int);
 	void (*vsyslog)(int, const char *, __builtin_va_list);
 	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
+	int (*fputs_unlocked)(const char *, void *);
+	size_t (*fwrite_unlocked)(const void *, size_t, size_t, void *);
+	int (*fputc_unlocked)(int, void *);
+	int (*putc_unlocked)(int, void *);
+	int (*putchar_unlocked)(int);
+	int (*vdprintf)(int, const char *, __builtin_va_list);
+	int (*__vdprintf_chk)(int, int, const char *, __builtin_va_list);
+	void (*perror)(const char *);
+	void (*error)(int, int, const char *, ...);
+	void (*error_at_line)(int, int, const char *, unsigned, const char *, ...);
+	void (*vwarn)(const char *, __builtin_va_list);
+	void (*vwarnx)(const char *, __builtin_va_list);
+	void (*verr)(int, const char *, __builtin_va_list);
+	void (*verrx)(int, const char *, __builtin_va_list);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */
