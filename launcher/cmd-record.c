@@ -130,14 +130,16 @@ static int parse(int argc, char **argv, struct opts *o)
 	_Static_assert(NSETTINGS >= 11, "NSETTINGS");
 	if (fxt_options_count > NSETTINGS)
 		return -bad("%s", "internal error: too many settings");
-	struct option longs[NSETTINGS + 8] = {
+	struct option longs[NSETTINGS + 16] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "no-functions", no_argument, NULL, OPT_NOFN },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
 		{ "help", no_argument, NULL, 'h' },
 	};
-	size_t nl = 5;
+	size_t nl = 0;
+	while (longs[nl].name)
+		nl++;	/* fxtrun's own options above, then the table's */
 	for (size_t i = 0; i < fxt_options_count; i++)
 		if (fxt_options[i].flag)
 			longs[nl++] = (struct option){ fxt_options[i].flag, fxt_options[i].arg, NULL,
