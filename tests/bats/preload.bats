@@ -157,8 +157,8 @@ names() {
 		pid=$!
 		for _ in $(seq 200); do grep -q ready out.txt && break; sleep 0.05; done
 		kill -"$sig" "$pid"
-		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-		kill -KILL "$pid" 2>/dev/null || true	# still running after 5 s: fails below
+		for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+		kill -KILL "$pid" 2>/dev/null || true	# still running after 10 s: fails below
 		status=0
 		wait "$pid" || status=$?
 		echo "SIG$sig: status $status"
