@@ -1,5 +1,5 @@
 /* The one grammar of a byte size, shared by fxtrun's options and the preload's FXT_* variables
- * (so fxtrun refuses exactly what the preload would): digits, then an optional K, M or G
+ * (so fxtrun refuses exactly what the preload would): digits (nothing before them), then an optional K, M or G
  * (powers of 1024, either case), then an optional B. Header-only, no state. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_SIZE_H
@@ -15,7 +15,7 @@ static inline int fxt_parse_size(const char *s, uint64_t *out)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno || *s == '-')
+	if (*s < '0' || *s > '9' || errno)	/* no sign, no leading space */
 		return -1;
 	unsigned shift = 0;
 	switch (*end) {

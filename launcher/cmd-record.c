@@ -18,12 +18,14 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/forward.h"
+#include "common/options.h"
 #include "common/protocol.h"
-#include "common/size.h"
 #include "launcher/cmd.h"
 #include "launcher/manager.h"
 #include "launcher/session.h"
@@ -31,32 +33,57 @@
 
 #define ME "fxtrun"
 
-static const char usage[] =
+/* The options of fxtrun alone; the settings it shares with the preload come from the table of
+ * common/options.c (usage lines, parsing, environment). */
+static const char usage_head[] =
 	"usage: fxtrun [options] [--] PROGRAM [ARGS...]   (also: fxt record ...)\n"
 	"Runs PROGRAM with every process of its tree traced, then writes one FXT archive.\n"
 	"  -o, --output FILE       archive (default trace.fxt; replaced only when complete)\n"
 	"  --mode MODE             streaming (default: rolling halves saved while running,\n"
 	"                          bounded memory), circular (keeps the most recent records),\n"
 	"                          oneshot (stops recording when the buffer is full)\n"
-	"  --overflow WHAT         streaming, when saving falls behind: wait (default: the\n"
-	"                          program waits for the save, nothing is lost) or drop (the\n"
-	"                          program is never held up; drops are counted and reported)\n"
-	"  --buffer-size SIZE      buffer per process, 1M..64G (K, M, G suffixes; default 64M)\n"
-	"  --filter GLOB           record only functions matching GLOB (repeatable)\n"
-	"  --exclude GLOB          do not record functions matching GLOB (repeatable)\n"
-	"  --max-depth N           record calls down to depth N (1 = outermost)\n"
-	"  --min-duration TIME     skip calls shorter than TIME (ns, us, ms, s; e.g. 10us)\n"
 	"  --no-functions          record no function calls\n"
-	"  --no-follow             trace only the first process, not its children\n"
-	"  --sample[=HZ]           sample call stacks per thread of CPU time (default 997 Hz,\n"
-	"                          1..100000): profiles binaries built without instrumentation\n"
-	"  --categories LIST       hand-instrumentation categories to record (a,b,net*)\n"
-	"  --log STREAMS           program output recorded as log records: stderr, stdout,\n"
-	"                          syslog, comma-separated, or none (default stderr,syslog)\n"
-	"  -h, --help              this text\n"
-	"The same settings for plain LD_PRELOAD use: FXT_OUTPUT, FXT_BUFFER_SIZE, FXT_FILTER,\n"
-	"FXT_EXCLUDE (comma-separated globs), FXT_MAX_DEPTH, FXT_MIN_DURATION, FXT_SAMPLE,\n"
-	"FXT_CATEGORIES, FXT_LOG.\n";
+	"  --no-follow             trace only the first process, not its children\n";
+static const char usage_tail[] = "  -h, --help              this text\n";
+
+#define COL 26	/* where the help text of a usage line starts */
+#define WIDTH 92
+
+/* Prints the usage: fxtrun's own options, then one entry per setting of the table, then the
+ * environment variables of plain LD_PRELOAD use. */
+static void print_usage(void)
+{
+	fputs(usage_head, stdout);
+	for (size_t i = 0; i < fxt_options_count; i++) {
+		const struct fxt_option *e = &fxt_options[i];
+		if (!e->flag)
+			continue;
+		int n = printf(e->arg == FXT_OPT_OPTIONAL ? "  --%s[=%s]" : "  --%s %s", e->flag,
+			       e->metavar);
+		/* the help text, word-wrapped from column COL */
+		for (const char *h = e->help; *h;) {
+			size_t len = strlen(h), cut = len;
+			if (COL + len > WIDTH) {
+				cut = WIDTH - COL;
+				while (cut > 0 && h[cut] != ' ')
+					cut--;
+				if (!cut)
+					cut = strcspn(h, " ");
+			}
+			printf("%*s%.*s\n", n < COL ? COL - n : 1, "", (int)cut, h);
+			n = 0;
+			h += cut + (h[cut] == ' ');
+		}
+	}
+	fputs(usage_tail, stdout);
+	fputs("The same settings for plain LD_PRELOAD use:", stdout);
+	for (size_t i = 0, col = 43; i < fxt_options_count; i++) {
+		size_t w = strlen(fxt_options[i].env) + 2;
+		printf("%s%s%s", col + w > WIDTH ? "\n" : " ", fxt_options[i].env,
+		       i + 1 < fxt_options_count ? "," : ".\n");
+		col = col + w > WIDTH ? w - 1 : col + w;
+	}
+}
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -66,117 +93,88 @@ static int bad(const char *fmt, const char *arg)
 	return 2;
 }
 
-/* ---- option values (the same grammar as the preload's FXT_* variables) ---- */
-
-static int size_ok(const char *s)
-{
-	uint64_t bytes;
-	return fxt_parse_size(s, &bytes) == 0 && bytes >= (1ULL << 20) && bytes <= (64ULL << 30);
-}
-
-static int depth_ok(const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	return end != s && !*end && !errno && *s != '-' && v >= 1 && v <= (1ULL << 31);
-}
-
-static int duration_ok(const char *s)
-{
-	static const char *const units[] = { "", "ns", "us", "ms", "s" };
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno || *s == '-')
-		return 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i]))
-			return v <= UINT64_MAX / 1000000000ULL;
-	return 0;
-}
-
-/* A sampling rate: empty (the default rate) or a whole number of Hz in 1..100000. */
-static int rate_ok(const char *s)
-{
-	char *end;
-	errno = 0;
-	if (!*s)
-		return 1;
-	unsigned long long v = strtoull(s, &end, 10);
-	return end != s && !*end && !errno && *s != '-' && v >= 1 && v <= 100000;
-}
-
-/* A --log list: stderr, stdout, syslog separated by commas, or none alone. */
-static int streams_ok(const char *s)
-{
-	if (!strcmp(s, "none"))
-		return 1;
-	do {
-		size_t n = strcspn(s, ",");
-		if (!((n == 6 && (!strncmp(s, "stderr", 6) || !strncmp(s, "stdout", 6) ||
-				  !strncmp(s, "syslog", 6)))))
-			return 0;
-		s += n;
-	} while (*s++ == ',');
-	return 1;
-}
+#define NSETTINGS 32	/* at least fxt_options_count */
 
 struct opts {
-	const char *output, *mode, *buffer_size, *max_depth, *min_duration, *sample, *categories;
-	const char *log, *overflow;
-	char *filter, *exclude;	/* comma-joined globs */
+	const char *output, *mode;
+	char *val[NSETTINGS];	/* per fxt_options entry: the value given (joined if repeated) */
 	int no_functions, no_follow;
 };
 
-/* Appends glob g to the comma-separated list *list. */
-static int add_glob(char **list, const char *g)
+/* Sets (or, repeatable, appends with ',') the value of a setting. Fails: -1 (no memory). */
+static int add_value(char **dst, const char *v, int repeatable)
 {
-	size_t old = *list ? strlen(*list) : 0;
-	char *s = realloc(*list, old + strlen(g) + 2);
+	size_t old = *dst && repeatable ? strlen(*dst) : 0;
+	char *s = realloc(old ? *dst : NULL, old + strlen(v) + 2);
 	if (!s)
 		return -1;
+	if (!old)
+		free(*dst);
 	if (old)
 		s[old++] = ',';
-	strcpy(s + old, g);
-	*list = s;
+	strcpy(s + old, v);
+	*dst = s;
 	return 0;
 }
 
-/* Parses argv; returns the index of PROGRAM, or -exit status (usage error or --help). */
+static void free_opts(struct opts *o)
+{
+	for (size_t i = 0; i < NSETTINGS; i++)
+		free(o->val[i]);
+}
+
+/* Parses argv; returns the index of PROGRAM, or -exit status (usage error or --help). A setting
+ * is checked by the table's parser, the same one the preload applies to its variable. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum {
-		OPT_MODE = 256, OPT_BUF, OPT_FILTER, OPT_EXCLUDE, OPT_DEPTH, OPT_MINDUR, OPT_NOFN,
-		OPT_NOFOLLOW, OPT_SAMPLE, OPT_CATEGORIES, OPT_LOG, OPT_OVERFLOW,
-	};
-	static const struct option longs[] = {
+	enum { OPT_MODE = 256, OPT_NOFN, OPT_NOFOLLOW, OPT_SETTING = 512 };
+	_Static_assert(NSETTINGS >= 11, "NSETTINGS");
+	if (fxt_options_count > NSETTINGS)
+		return -bad("%s", "internal error: too many settings");
+	struct option longs[NSETTINGS + 16] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "buffer-size", required_argument, NULL, OPT_BUF },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		{ "max-depth", required_argument, NULL, OPT_DEPTH },
-		{ "min-duration", required_argument, NULL, OPT_MINDUR },
 		{ "no-functions", no_argument, NULL, OPT_NOFN },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
-		{ "sample", optional_argument, NULL, OPT_SAMPLE },
-		{ "categories", required_argument, NULL, OPT_CATEGORIES },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "overflow", required_argument, NULL, OPT_OVERFLOW },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	size_t nl = 0;
+	while (longs[nl].name)
+		nl++;	/* fxtrun's own options above, then the table's */
+	for (size_t i = 0; i < fxt_options_count; i++)
+		if (fxt_options[i].flag)
+			longs[nl++] = (struct option){ fxt_options[i].flag, fxt_options[i].arg, NULL,
+						       OPT_SETTING + (int)i };
 	int c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:h", longs, NULL)) != -1) {
+		if (c >= OPT_SETTING) {
+			const struct fxt_option *e = &fxt_options[c - OPT_SETTING];
+			const char *v = optarg ? optarg : "";
+			struct fxt_settings scratch;
+			fxt_settings_default(&scratch);
+			if (e->parse(v, &scratch) < 0) {
+				fprintf(stderr, ME ": --%s%s%s: %s\nTry 'fxtrun --help'.\n", e->flag,
+					optarg ? "=" : "", v, e->expected);
+				return -2;
+			}
+			if (add_value(&o->val[c - OPT_SETTING], v, e->repeatable) < 0)
+				return -bad("out of memory", NULL);
+			continue;
+		}
 		switch (c) {
-		case 'o':
-			if (!*optarg)
-				return -bad("-o needs a file name", NULL);
+		case 'o': {	/* FXT_OUTPUT's grammar; the archive is fxtrun's to write */
+			const struct fxt_option *e = fxt_option_find("FXT_OUTPUT", 0);
+			struct fxt_settings scratch;
+			if (e->parse(optarg, &scratch) < 0) {
+				fprintf(stderr, ME ": --output=%s: %s\nTry 'fxtrun --help'.\n",
+					optarg, e->expected);
+				return -2;
+			}
 			o->output = optarg;
 			break;
+		}
 		case OPT_MODE:
 			if (strcmp(optarg, "oneshot") && strcmp(optarg, "circular") &&
 			    strcmp(optarg, "streaming"))
@@ -184,68 +182,31 @@ static int parse(int argc, char **argv, struct opts *o)
 					    "not '%s'", optarg);
 			o->mode = optarg;
 			break;
-		case OPT_BUF:
-			if (!size_ok(optarg))
-				return -bad("--buffer-size must be a size from 1M to 64G "
-					    "(like 64M), not '%s'", optarg);
-			o->buffer_size = optarg;
-			break;
-		case OPT_FILTER:
-		case OPT_EXCLUDE:
-			if (!*optarg || strchr(optarg, ','))
-				return -bad("--filter/--exclude take one non-empty glob "
-					    "without ',', not '%s'", optarg);
-			if (add_glob(c == OPT_FILTER ? &o->filter : &o->exclude, optarg) < 0)
-				return -bad("out of memory", NULL);
-			break;
-		case OPT_DEPTH:
-			if (!depth_ok(optarg))
-				return -bad("--max-depth must be a whole number from 1 to "
-					    "2147483648, not '%s'", optarg);
-			o->max_depth = optarg;
-			break;
-		case OPT_MINDUR:
-			if (!duration_ok(optarg))
-				return -bad("--min-duration must be a duration like 10us "
-					    "(ns, us, ms, s), not '%s'", optarg);
-			o->min_duration = optarg;
-			break;
 		case OPT_NOFN:
 			o->no_functions = 1;
 			break;
 		case OPT_NOFOLLOW:
 			o->no_follow = 1;
 			break;
-		case OPT_SAMPLE:
-			if (optarg && !rate_ok(optarg))
-				return -bad("--sample takes a rate in Hz from 1 to 100000 (like "
-					    "--sample=997), not '%s'", optarg);
-			o->sample = optarg ? optarg : "";
-			break;
-		case OPT_CATEGORIES:
-			if (!*optarg || strlen(optarg) > 4095)
-				return -bad("--categories takes a comma-separated list of up to "
-					    "4095 bytes, not '%s'", optarg);
-			o->categories = optarg;
-			break;
-		case OPT_LOG:
-			if (!streams_ok(optarg))
-				return -bad("--log takes stderr, stdout, syslog (comma-separated) "
-					    "or none, not '%s'", optarg);
-			o->log = optarg;
-			break;
-		case OPT_OVERFLOW:
-			if (strcmp(optarg, "wait") && strcmp(optarg, "drop"))
-				return -bad("--overflow must be wait or drop, not '%s'", optarg);
-			o->overflow = optarg;
-			break;
 		case 'h':
-			fputs(usage, stdout);
+			print_usage();
 			return -0;
 		case ':':
 			return -bad("option '%s' needs a value", argv[optind - 1]);
 		default:
 			return -bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	/* A setting left to the environment reaches every process: refused here, as it would be
+	 * there (the preload would run the program untraced). */
+	for (size_t i = 0; i < fxt_options_count; i++) {
+		const char *v = getenv(fxt_options[i].env);
+		struct fxt_settings scratch;
+		fxt_settings_default(&scratch);
+		if (v && !o->val[i] && fxt_options[i].parse(v, &scratch) < 0) {
+			fprintf(stderr, ME ": %s=%s in the environment: %s\n", fxt_options[i].env, v,
+				fxt_options[i].expected);
+			return -2;
 		}
 	}
 	if (optind >= argc)
@@ -255,13 +216,15 @@ static int parse(int argc, char **argv, struct opts *o)
 
 /* ---- the program ---- */
 
-/* Finds prog as execvp(3) would. Fails: -ENOENT, -EACCES. */
+/* Finds prog as execvp(3) would. Fails: -ENOENT, -EACCES, -EISDIR. */
 static int resolve(const char *prog, char *out, size_t size)
 {
 	struct stat st;
 	if (strchr(prog, '/')) {
 		if (access(prog, X_OK) < 0)
 			return -errno;
+		if (stat(prog, &st) == 0 && S_ISDIR(st.st_mode))
+			return -EISDIR;
 		snprintf(out, size, "%s", prog);
 		return 0;
 	}
@@ -295,25 +258,12 @@ static int set_env(const struct opts *o, const struct fxt_session *s, const char
 	free(pre);
 	if (o->no_follow)
 		rc |= setenv(FXT_ENV_NO_FOLLOW, "1", 1);
-	if (o->buffer_size)
-		rc |= setenv("FXT_BUFFER_SIZE", o->buffer_size, 1);
-	if (o->max_depth)
-		rc |= setenv("FXT_MAX_DEPTH", o->max_depth, 1);
-	if (o->min_duration)
-		rc |= setenv("FXT_MIN_DURATION", o->min_duration, 1);
-	if (o->filter)
-		rc |= setenv("FXT_FILTER", o->filter, 1);
-	if (o->sample)
-		rc |= setenv("FXT_SAMPLE", o->sample, 1);
-	if (o->categories)
-		rc |= setenv("FXT_CATEGORIES", o->categories, 1);
-	if (o->log)
-		rc |= setenv("FXT_LOG", o->log, 1);
-	if (o->overflow)
-		rc |= setenv(FXT_ENV_OVERFLOW, o->overflow, 1);
+	for (size_t i = 0; i < fxt_options_count; i++)
+		if (o->val[i])
+			rc |= setenv(fxt_options[i].env, o->val[i], 1);
 	/* --no-functions: every function name is excluded (recorded once as skipped). */
-	if (o->no_functions || o->exclude)
-		rc |= setenv("FXT_EXCLUDE", o->no_functions ? "*" : o->exclude, 1);
+	if (o->no_functions)
+		rc |= setenv("FXT_EXCLUDE", "*", 1);
 	return rc;
 }
 
@@ -324,11 +274,32 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Sends sig to the program on behalf of sender, tagged as a forward (common/forward.h): the
+ * program's preload drops it if the program got that signal from sender already (a process-group
+ * kill that reached fxtrun and the program both, as timeout(1) sends). */
+static void forward(pid_t child, int sig, pid_t sender)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_ptr = (void *)(uintptr_t)fxt_forward_value(sender);
+	if (syscall(SYS_rt_sigqueueinfo, child, sig, &si) < 0)
+		kill(child, sig);
+}
+
 /* Serves the providers until every process of the tree is gone, or a second SIGINT/SIGTERM.
- * Returns the program's wait status, or -1 if it was not reaped. */
+ * A signal from the terminal (SI_KERNEL) reached the program's process group, the program with
+ * it: not forwarded. One sent to fxtrun is forwarded once, tagged with its sender (the same
+ * signal from the same sender again within 100 ms is one signal sent twice, as timeout(1) does:
+ * to fxtrun, then to its group). Returns the program's wait status, or -1 if not reaped. */
 static int serve(struct fxt_manager *m, int sfd, pid_t child)
 {
-	int status = -1, interrupts = 0;
+	int status = -1, interrupts = 0, last_sig = 0;
+	uint32_t last_pid = 0;
+	double last_at = 0;
 	for (;;) {
 		int r = fxt_manager_poll(m, sfd, 1000);
 		if (r < 0)
@@ -338,9 +309,14 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 			int sig = (int)si.ssi_signo;
 			if (sig == SIGCHLD)
 				continue;
-			/* From a terminal the program got it too (same process group). */
+			double now = now_s();
+			if (sig == last_sig && si.ssi_pid == last_pid && now - last_at < 0.1)
+				continue;
+			last_sig = sig;
+			last_pid = si.ssi_pid;
+			last_at = now;
 			if ((int)si.ssi_code != SI_KERNEL && status == -1)
-				kill(child, sig);
+				forward(child, sig, (pid_t)si.ssi_pid);
 			if ((sig == SIGINT || sig == SIGTERM) && ++interrupts == 2) {
 				fputs(ME ": stopped waiting; writing what was recorded\n", stderr);
 				return status;
@@ -354,6 +330,14 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 		if (w < 0 && errno == ECHILD)
 			return status;
 	}
+}
+
+/* How the program ended, when the exit status alone does not say it: a signal. */
+static void print_end(int status)
+{
+	if (status != -1 && WIFSIGNALED(status))
+		fprintf(stderr, ME ": program killed by signal %d (%s)%s.\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
 }
 
 static void summary(const struct fxt_manager_stats *st, double secs, const char *out)
@@ -386,16 +370,21 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 
 int cmd_record(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	static struct opts o;	/* static: values stay reachable on the early returns */
+	memset(&o, 0, sizeof(o));
 	int at = parse(argc, argv, &o);
-	if (at <= 0)
+	if (at <= 0) {
+		free_opts(&o);
 		return -at;
+	}
 	const char *output = o.output ? o.output : "trace.fxt";
 	char prog[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX + 32];
 	int rc = resolve(argv[at], prog, sizeof(prog));
 	if (rc < 0) {
+		/* As a shell says: "command not found" only for a name looked up on PATH. */
 		fprintf(stderr, ME ": %s: %s\n", argv[at],
-			rc == -ENOENT ? "command not found" : strerror(-rc));
+			rc == -ENOENT && !strchr(argv[at], '/') ? "command not found"
+								: strerror(-rc));
 		return rc == -ENOENT ? 127 : 126;
 	}
 	if ((rc = fxt_session_find_preload(lib, sizeof(lib))) < 0) {
@@ -469,11 +458,11 @@ int cmd_record(int argc, char **argv)
 	} else {
 		summary(&st, secs, output);
 	}
+	print_end(status);
 	fxt_manager_free(m);
 	fxt_session_remove(&s);
 	close(sfd);
-	free(o.filter);
-	free(o.exclude);
+	free_opts(&o);
 
 	int code = status == -1		 ? 128 + SIGINT
 		   : WIFSIGNALED(status) ? 128 + WTERMSIG(status)

@@ -523,17 +523,14 @@ static void child(void)
 		__atomic_store_n(&fxt_api_gen, gen + 1 ? gen + 1 : 1, __ATOMIC_RELAXED);
 }
 
-/* After fxtp_init (priority 101): reads FXT_CATEGORIES, then lets the macros record. */
+/* After fxtp_init (priority 101): takes FXT_CATEGORIES, then lets the macros record. */
 __attribute__((constructor(102), no_instrument_function)) static void api_init(void)
 {
-	const char *cats = getenv("FXT_CATEGORIES");
+	const char *cats = fxtp_settings.categories;	/* checked by fxtp_init */
 
 	if (!fxtp_running())
 		return;
-	if (cats && strlen(cats) >= sizeof categories) {
-		fxtp_warn("FXT_CATEGORIES is longer than 4095 bytes; trace.h events off", NULL);
-		return;
-	}
+	_Static_assert(sizeof categories > FXT_CATEGORIES_MAX, "FXT_CATEGORIES fits");
 	if (cats)
 		strcpy(categories, cats);
 	if (pthread_atfork(prepare, parent, child) != 0) {

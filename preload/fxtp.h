@@ -13,6 +13,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "common/options.h"
 #include "writer/buffer.h"
 #include "writer/chunk.h"
 
@@ -160,6 +161,8 @@ struct fxtp_ctx {
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */
 };
 extern struct fxtp_ctx fxtp;
+/* Every FXT_* setting as read by the constructor (init.c read_options; defaults otherwise). */
+extern struct fxt_settings fxtp_settings;
 
 /* Takes the guard: returns 0 if this thread is already inside the tracer (the caller must then
  * do nothing), else 1; every slow path and wrapper that records pairs it with fxtp_leave().
@@ -364,6 +367,20 @@ struct fxtp_real {
 	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
 	/* names.c */
 	int (*dlclose)(void *);
+	int (*fputs_unlocked)(const char *, void *);
+	size_t (*fwrite_unlocked)(const void *, size_t, size_t, void *);
+	int (*fputc_unlocked)(int, void *);
+	int (*putc_unlocked)(int, void *);
+	int (*putchar_unlocked)(int);
+	int (*vdprintf)(int, const char *, __builtin_va_list);
+	int (*__vdprintf_chk)(int, int, const char *, __builtin_va_list);
+	void (*perror)(const char *);
+	void (*error)(int, int, const char *, ...);
+	void (*error_at_line)(int, int, const char *, unsigned, const char *, ...);
+	void (*vwarn)(const char *, __builtin_va_list);
+	void (*vwarnx)(const char *, __builtin_va_list);
+	void (*verr)(int, const char *, __builtin_va_list);
+	void (*verrx)(int, const char *, __builtin_va_list);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

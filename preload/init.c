@@ -5,7 +5,9 @@
  * the program runs normally. The tracer never changes the program's output, status or errno. */
 /* SPDX-License-Identifier: MIT */
 /*
- * Environment (read once, in the constructor):
+ * Environment (read once, in the constructor, through the table of common/options.c, which
+ * also holds FXT_CATEGORIES, FXT_LOG, FXT_LOG_EVENTS and FXT_LOCK_LABELS; fxtrun refuses the
+ * same values):
  *   FXT_OUTPUT        archive path (default: fxtauto.<pid>.fxt in the working directory at
  *                     start). A fork child writes FXT_OUTPUT.<childpid> (default name: its own
  *                     fxtauto.<childpid>.fxt), and so does a program started by a traced
@@ -21,8 +23,8 @@
  *   FXT_EXCLUDE       comma-separated globs: functions whose name matches one are not recorded.
  *   FXT_MIN_DURATION  calls shorter than this are not recorded: a number with unit ns, us, ms
  *                     or s (e.g. 10us); a bare number is nanoseconds.
- *   FXT_SAMPLE        sample call stacks at this rate in Hz of each thread's CPU time (empty
- *                     or 1: 997 Hz; 0: off; at most 100000): preload/samples.c.
+ *   FXT_SAMPLE        sample call stacks at this rate in Hz of each thread's CPU time, 1 ..
+ *                     100000 (empty: 997 Hz): preload/samples.c.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -37,7 +39,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/size.h"
+#include "common/options.h"
 #include "preload/fxtp.h"
 #include "preload/wait.h"
 #include "preload/provider.h"
@@ -48,10 +50,10 @@
 #include "writer/fields.h"
 
 int fxtp_state = FXTP_STATE_SETUP;
+struct fxt_settings fxtp_settings;
 struct fxtp_ctx fxtp;
 static uint64_t fxtp_t0_width;	/* ticks of uncertainty of (fxtp.t0_ticks, fxtp.t0_ns) */
 
-#define DEFAULT_BUFFER (64ULL << 20)
 #define CALIBRATE_MIN_NS 10000000ULL /* the longest calibration wait: up to 10 ms of run */
 #define CALIBRATE_SPAN 4000ULL	      /* span / pair error of a calibration (see below) */
 #define CALIBRATE_PAD 64ULL	      /* ticks added to the pairs' widths: reordered reads */
@@ -76,25 +78,6 @@ void fxtp_warn(const char *msg, const char *detail)
 
 /* ---- options ---- */
 
-static int parse_duration_ns(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno || *s == '-')
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0 && v <= UINT64_MAX / units[i].ns) {
-			*out = v * units[i].ns;
-			return 0;
-		}
-	return -1;
-}
-
 /* Makes path absolute against the working directory (cut to size - 1 bytes). */
 static void absolute(const char *path, char *buf, size_t size)
 {
@@ -117,45 +100,27 @@ static int bad_option(const char *name, const char *value, const char *expected)
 	return -1;
 }
 
-/* Reads every FXT_* option; on a bad one prints why and returns -1. */
+/* Reads every FXT_* setting through the table of common/options.c (fxtrun refuses the same
+ * values); on a bad one prints why and returns -1. */
 static int read_options(void)
 {
-	const char *s;
-	uint64_t v;
+	const struct fxt_option *bad;
+	const char *value;
 
-	fxtp.buffer_size = DEFAULT_BUFFER;
-	if ((s = getenv("FXT_BUFFER_SIZE"))) {
-		if (fxt_parse_size(s, &v) < 0 || v < (1ULL << 20) || v > (64ULL << 30))
-			return bad_option("FXT_BUFFER_SIZE", s, "expected a size from 1M to 64G, like 64M");
-		fxtp.buffer_size = v;
-	}
-	if ((s = getenv("FXT_MAX_DEPTH"))) {
-		if (fxt_parse_size(s, &v) < 0 || strpbrk(s, "kKmMgGbB") || v < 1 || v > (1ULL << 31))
-			return bad_option("FXT_MAX_DEPTH", s, "expected a whole number from 1 to 2147483648");
-		fxtp.max_depth = (uint32_t)v;
-	}
-	if ((s = getenv("FXT_MIN_DURATION"))) {
-		if (parse_duration_ns(s, &v) < 0)
-			return bad_option("FXT_MIN_DURATION", s, "expected a duration like 10us (ns, us, ms, s)");
-		fxtp.min_ticks = v;	/* in ns here; converted to ticks once the clock is known */
-	}
-	static const char *const glob_vars[2] = { "FXT_FILTER", "FXT_EXCLUDE" };
-	char **dst[2] = { &fxtp.filter, &fxtp.exclude };
-	for (int i = 0; i < 2; i++) {
-		if (!(s = getenv(glob_vars[i])))
-			continue;
-		if (strspn(s, ",") == strlen(s))
-			return bad_option(glob_vars[i], s, "expected globs separated by commas");
-		if (!(*dst[i] = strdup(s)))
-			return bad_option(glob_vars[i], s, "out of memory");
-	}
-	if ((s = getenv("FXT_SAMPLE")) && fxtp_sample_parse(s) < 0)
-		return bad_option("FXT_SAMPLE", s, "expected a rate in Hz up to 100000 (empty or 1: 997)");
-	if ((s = getenv("FXT_OUTPUT"))) {
-		if (!*s)
-			return bad_option("FXT_OUTPUT", s, "expected a file path");
+	fxt_settings_default(&fxtp_settings);
+	if (fxt_settings_read(&fxtp_settings, getenv, &bad, &value) < 0)
+		return bad_option(bad->env, value, bad->expected);
+	const struct fxt_settings *o = &fxtp_settings;
+	fxtp.buffer_size = o->buffer_size;
+	fxtp.max_depth = o->max_depth;
+	fxtp.min_ticks = o->min_duration_ns;	/* converted to ticks once the clock is known */
+	if ((o->filter && !(fxtp.filter = strdup(o->filter))) ||
+	    (o->exclude && !(fxtp.exclude = strdup(o->exclude))))
+		return bad_option(o->filter ? "FXT_FILTER" : "FXT_EXCLUDE", "", "out of memory");
+	fxtp_sampling.hz = o->sample_hz;
+	if (o->output) {
 		fxtp.output_set = 1;
-		absolute(s, fxtp.output_opt, sizeof(fxtp.output_opt));
+		absolute(o->output, fxtp.output_opt, sizeof(fxtp.output_opt));
 	}
 	return 0;
 }

@@ -300,7 +300,6 @@ FXTP_EXPORT __attribute__((no_sanitize_address)) int pthread_join(pthread_t th, 
 
 __attribute__((constructor(103), no_instrument_function)) static void lock_init(void)
 {
-	const char *v = getenv("FXT_LOCK_LABELS");
 	fxtp_real_init();	/* before the wrappers' fast paths need it */
-	labels_off = v && !strcmp(v, "0");
+	labels_off = !fxtp_settings.lock_labels;	/* read by fxtp_init (common/options.c) */
 }

@@ -8,10 +8,14 @@
  * (32000 bytes at most); bytes that are not UTF-8 become '?'. The program's output itself goes
  * through the real functions untouched (bytes, return values, errno). FXT_LOG=stderr,stdout,
  * syslog picks the streams (default stderr,syslog; none: off); FXT_LOG_EVENTS=0 drops the
- * instant events. stdio's own internal writes (perror, error(), buffered flushes) are not seen. */
+ * instant events. glibc's own stderr writers (perror, error, error_at_line, err.h, dprintf)
+ * write through internal paths no wrapper sees: they are wrapped too and log the same text;
+ * so are the _unlocked stdio calls. Buffered stdio flushes are not seen. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <err.h>
 #include <errno.h>
+#include <error.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +376,323 @@ FXTP_EXPORT int putchar(int c)
 	return log_char(fxtp_real.putchar(c), stdout);
 }
 
+/* ---- the _unlocked stdio calls (coreutils writes through them) ---- */
+
+/* glibc's headers may make these macros or inlines; the exported functions are what we wrap. */
+#undef fputs_unlocked
+#undef fwrite_unlocked
+#undef fputc_unlocked
+#undef putc_unlocked
+#undef putchar_unlocked
+
+FXTP_EXPORT int fputs_unlocked(const char *str, FILE *f)
+{
+	if (!REAL(fputs_unlocked)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	int rc = fxtp_real.fputs_unlocked(str, f), s;
+	if (rc >= 0 && (s = file_stream(f)) >= 0)
+		log_bytes(s, str, strlen(str));
+	return rc;
+}
+
+FXTP_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
+{
+	if (!REAL(fwrite_unlocked)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	size_t rc = fxtp_real.fwrite_unlocked(p, size, n, f);
+	int s;
+	if (rc > 0 && size > 0 && (s = file_stream(f)) >= 0)
+		log_bytes(s, p, rc * size);
+	return rc;
+}
+
+FXTP_EXPORT int fputc_unlocked(int c, FILE *f)
+{
+	if (!REAL(fputc_unlocked)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return log_char(fxtp_real.fputc_unlocked(c, f), f);
+}
+
+FXTP_EXPORT int putc_unlocked(int c, FILE *f)
+{
+	if (!REAL(putc_unlocked)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return log_char(fxtp_real.putc_unlocked(c, f), f);
+}
+
+FXTP_EXPORT int putchar_unlocked(int c)
+{
+	if (!REAL(putchar_unlocked)) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return log_char(fxtp_real.putchar_unlocked(c), stdout);
+}
+
+/* ---- dprintf ---- */
+
+FXTP_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
+{
+	va_list a1, a2;
+	int s = fd_stream(fd);
+	if (!REAL(vdprintf)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (s < 0)
+		return fxtp_real.vdprintf(fd, fmt, ap);
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	int rc = fxtp_real.vdprintf(fd, fmt, ap);
+	if (rc >= 0)
+		log_format(s, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	return rc;
+}
+
+FXTP_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
+{
+	va_list a1, a2;
+	int s = fd_stream(fd);
+	if (!REAL(__vdprintf_chk)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (s < 0)
+		return fxtp_real.__vdprintf_chk(fd, flag, fmt, ap);
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	int rc = fxtp_real.__vdprintf_chk(fd, flag, fmt, ap);
+	if (rc >= 0)
+		log_format(s, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	return rc;
+}
+
+FXTP_EXPORT int dprintf(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vdprintf(fd, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+FXTP_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = __vdprintf_chk(fd, flag, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* ---- perror, error(), err.h: glibc writes their text through its internal stdio, which no
+ * wrapper sees: the same text is logged here, before the real call (error and err may exit) ---- */
+
+/* fmt formatted into small (or *big, malloc'd, when longer): the message text. Keeps errno
+ * (for %m). ap1, ap2: two copies of the arguments, consumed. */
+static const char *format_msg(char small[FMT_STACK], char **big, const char *fmt, va_list ap1,
+			      va_list ap2)
+{
+	int saved = errno;
+	int n = vsnprintf(small, FMT_STACK, fmt, ap1);
+	*big = NULL;
+	if (n >= (int)FMT_STACK && (*big = malloc((size_t)n + 1))) {
+		errno = saved;
+		vsnprintf(*big, (size_t)n + 1, fmt, ap2);
+	}
+	errno = saved;
+	return *big ? *big : n >= 0 ? small : "";
+}
+
+/* Logs "<a><b><msg>[: <strerror(errnum)>]\n" on stderr (any part may be NULL). */
+static void log_error(const char *a, const char *b, const char *msg, int errnum)
+{
+	char eb[256];
+	if (file_stream(stderr) != S_STDERR)
+		return;
+	const char *parts[] = { a, b, msg, errnum ? ": " : NULL,
+				errnum ? strerror_r(errnum, eb, sizeof eb) : NULL, "\n" };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (parts[i])
+			log_bytes(S_STDERR, parts[i], strlen(parts[i]));
+}
+
+FXTP_EXPORT void perror(const char *str)
+{
+	int saved = errno;
+	if (!REAL(perror))
+		return;
+	fxtp_real.perror(str);
+	log_error(str && *str ? str : NULL, str && *str ? ": " : NULL, strerror_r(saved,
+		  (char[256]){ 0 }, 256), 0);
+	errno = saved;
+}
+
+/* error(3) and error_at_line(3): "<program>: " (unless error_print_progname prints its own),
+ * "file:line: " for error_at_line, the message, ": strerror(errnum)". */
+FXTP_EXPORT void error(int status, int errnum, const char *fmt, ...)
+{
+	char small[FMT_STACK], *big;
+	va_list a1, a2;
+	va_start(a1, fmt);
+	va_copy(a2, a1);
+	const char *msg = format_msg(small, &big, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	int saved = errno;
+	log_error(error_print_progname ? NULL : program_invocation_name,
+		  error_print_progname ? NULL : ": ", msg, errnum);
+	errno = saved;
+	if (REAL(error))
+		fxtp_real.error(status, errnum, "%s", msg);
+	free(big);
+	errno = saved;
+}
+
+FXTP_EXPORT void error_at_line(int status, int errnum, const char *file, unsigned line,
+			       const char *fmt, ...)
+{
+	static const char *old_file;
+	static unsigned old_line;
+	char small[FMT_STACK], *big, where[64];
+	va_list a1, a2;
+	int saved = errno;
+	/* error_one_per_line: glibc prints nothing for the same file and line as last time */
+	int quiet = error_one_per_line && old_line == line &&
+		    (file == old_file || (file && old_file && !strcmp(file, old_file)));
+	if (error_one_per_line) {
+		old_file = file;
+		old_line = line;
+	}
+	va_start(a1, fmt);
+	va_copy(a2, a1);
+	const char *msg = quiet ? "" : format_msg(small, &big, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
+	if (quiet)
+		big = NULL;
+	if (!quiet) {
+		snprintf(where, sizeof where, ":%u: ", line);
+		if (file_stream(stderr) == S_STDERR) {
+			if (!error_print_progname) {
+				log_bytes(S_STDERR, program_invocation_name,
+					  strlen(program_invocation_name));
+				log_bytes(S_STDERR, ":", 1);
+			}
+			if (file)
+				log_bytes(S_STDERR, file, strlen(file));
+			log_error(NULL, file ? where : " ", msg, errnum);
+		}
+	}
+	errno = saved;
+	if (REAL(error_at_line))
+		fxtp_real.error_at_line(status, errnum, file, line, "%s", msg);
+	free(big);
+	errno = saved;
+}
+
+/* err.h: "<short program name>: ", the message if any, ": strerror(errno)" for warn/err. */
+static void log_warn(int with_errno, const char *fmt, va_list ap)
+{
+	char small[FMT_STACK], *big = NULL;
+	va_list a1, a2;
+	int saved = errno;
+	const char *msg = "";
+	if (fmt) {
+		va_copy(a1, ap);
+		va_copy(a2, ap);
+		msg = format_msg(small, &big, fmt, a1, a2);
+		va_end(a1);
+		va_end(a2);
+	}
+	if (with_errno) {	/* vwarn: "prog: msg: error" or, without fmt, "prog: error" */
+		char eb[256];
+		const char *e = strerror_r(saved, eb, sizeof eb);
+		if (file_stream(stderr) == S_STDERR) {
+			log_bytes(S_STDERR, program_invocation_short_name,
+				  strlen(program_invocation_short_name));
+			log_bytes(S_STDERR, ": ", 2);
+			log_error(fmt ? msg : NULL, fmt ? ": " : NULL, e, 0);
+		}
+	} else {
+		log_error(program_invocation_short_name, ": ", msg, 0);
+	}
+	free(big);
+	errno = saved;
+}
+
+FXTP_EXPORT void vwarn(const char *fmt, va_list ap)
+{
+	log_warn(1, fmt, ap);
+	if (REAL(vwarn))
+		fxtp_real.vwarn(fmt, ap);
+}
+
+FXTP_EXPORT void vwarnx(const char *fmt, va_list ap)
+{
+	log_warn(0, fmt, ap);
+	if (REAL(vwarnx))
+		fxtp_real.vwarnx(fmt, ap);
+}
+
+FXTP_EXPORT void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+FXTP_EXPORT void warnx(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarnx(fmt, ap);
+	va_end(ap);
+}
+
+FXTP_EXPORT void verr(int status, const char *fmt, va_list ap)
+{
+	log_warn(1, fmt, ap);
+	if (REAL(verr))
+		fxtp_real.verr(status, fmt, ap);
+	exit(status);
+}
+
+FXTP_EXPORT void verrx(int status, const char *fmt, va_list ap)
+{
+	log_warn(0, fmt, ap);
+	if (REAL(verrx))
+		fxtp_real.verrx(status, fmt, ap);
+	exit(status);
+}
+
+FXTP_EXPORT void err(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(status, fmt, ap);
+}
+
+FXTP_EXPORT void errx(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verrx(status, fmt, ap);
+}
+
 /* ---- syslog ---- */
 
 /* Logs a syslog message (ap1/ap2 consumed), keeping errno for the real call's %m. */
@@ -423,20 +744,14 @@ FXTP_EXPORT void __syslog_chk(int pri, int flag, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* FXT_LOG: comma-separated stream names, or "none". */
+/* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (priority 101, common/options.c). */
 __attribute__((constructor(103), no_instrument_function)) static void log_init(void)
 {
-	const char *v = getenv("FXT_LOG"), *ev = getenv("FXT_LOG_EVENTS");
-
-	events_off = ev && !strcmp(ev, "0");
-	if (!v || !*v)
+	/* bit i of FXT_LOG_* is enum stream i */
+	_Static_assert(FXT_LOG_STDERR == 1u << S_STDERR && FXT_LOG_STDOUT == 1u << S_STDOUT &&
+			       FXT_LOG_SYSLOG == 1u << S_SYSLOG, "stream bits");
+	if (!fxtp_running())
 		return;
-	enabled = 0;
-	while (*v) {
-		size_t n = strcspn(v, ",");
-		for (unsigned s = 0; s < S_COUNT; s++)
-			if (strlen(s_names[s].s) == n && !strncmp(v, s_names[s].s, n))
-				enabled |= 1u << s;
-		v += n + (v[n] == ',');
-	}
+	enabled = fxtp_settings.log_streams;
+	events_off = !fxtp_settings.log_events;
 }

@@ -53,6 +53,20 @@ static const struct {
 	{ (void **)&fxtp_real.vsyslog, "vsyslog", NULL },
 	{ (void **)&fxtp_real.__vsyslog_chk, "__vsyslog_chk", NULL },
 	{ (void **)&fxtp_real.dlclose, "dlclose", NULL },
+	{ (void **)&fxtp_real.fputs_unlocked, "fputs_unlocked", NULL },
+	{ (void **)&fxtp_real.fwrite_unlocked, "fwrite_unlocked", NULL },
+	{ (void **)&fxtp_real.fputc_unlocked, "fputc_unlocked", NULL },
+	{ (void **)&fxtp_real.putc_unlocked, "putc_unlocked", NULL },
+	{ (void **)&fxtp_real.putchar_unlocked, "putchar_unlocked", NULL },
+	{ (void **)&fxtp_real.vdprintf, "vdprintf", NULL },
+	{ (void **)&fxtp_real.__vdprintf_chk, "__vdprintf_chk", NULL },
+	{ (void **)&fxtp_real.perror, "perror", NULL },
+	{ (void **)&fxtp_real.error, "error", NULL },
+	{ (void **)&fxtp_real.error_at_line, "error_at_line", NULL },
+	{ (void **)&fxtp_real.vwarn, "vwarn", NULL },
+	{ (void **)&fxtp_real.vwarnx, "vwarnx", NULL },
+	{ (void **)&fxtp_real.verr, "verr", NULL },
+	{ (void **)&fxtp_real.verrx, "verrx", NULL },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -34,17 +34,6 @@
 struct fxtp_sampling fxtp_sampling = { .fd = -1 };
 static FXTP_TLS struct fxtp_sblock *cur;	/* this thread's block, or NULL */
 
-int fxtp_sample_parse(const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = *s ? strtoul(s, &end, 10) : 1;
-	if (*s && (end == s || *end || errno || *s == '-' || v > FXTP_SAMPLE_MAX_HZ))
-		return -1;
-	fxtp_sampling.hz = v == 1 ? FXTP_SAMPLE_DEFAULT_HZ : (unsigned)v;
-	return 0;
-}
-
 /* A block with room for one sample of the deepest stack: the current one or a new one. */
 static struct fxtp_sblock *block_for_sample(void)
 {

@@ -7,8 +7,6 @@
 
 #include <stdint.h>
 
-#define FXTP_SAMPLE_DEFAULT_HZ 997u
-#define FXTP_SAMPLE_MAX_HZ 100000u
 #define FXTP_SAMPLE_MAX_DEPTH 128u
 
 /* The raw pool: blocks of FXTP_SAMPLE_BLOCK_WORDS words, each owned by one thread. A block is
@@ -33,8 +31,6 @@ struct fxtp_sampling {
 };
 extern struct fxtp_sampling fxtp_sampling;
 
-/* FXT_SAMPLE's value: "" or "1" -> 997 Hz, "0" -> off, 2..100000 Hz. Returns 0 or -1 (bad). */
-int fxtp_sample_parse(const char *s);
 /* Starts sampling the process (after the tracer runs): one warning line and no sampling on
  * failure. Not thread-safe (constructor). */
 void fxtp_sample_start(void);

@@ -6,7 +6,7 @@ find_package(Python3 COMPONENTS Interpreter)
 if(NOT (TARGET fxtauto AND TARGET fxt AND Python3_FOUND))
 	return()
 endif()
-foreach(name k-sync k-log)
+foreach(name k-sync k-log k-stderr)
 	add_executable(${name} progs/${name}.c)
 	target_compile_options(${name} PRIVATE -finstrument-functions -g -O2 -Wall -Wextra
 		$<$<BOOL:${FXT_WERROR}>:-Werror>)
@@ -27,8 +27,12 @@ foreach(streams "" "stderr,stdout" "none")
 	if(streams STREQUAL "")
 		set(suffix log-default)
 	endif()
+	set(setting FXT_LOG=${streams})
+	if(streams STREQUAL "")
+		set(setting --unset=FXT_LOG)	# an empty FXT_LOG is refused (common/options.c)
+	endif()
 	add_test(NAME locks-${suffix} COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
-		FXT_LOG=${streams} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
+		${setting} ${FXT_LOCKS_CHECK} log $<TARGET_FILE:k-log>)
 	set_tests_properties(locks-${suffix} PROPERTIES LABELS "e2e" TIMEOUT 60)
 endforeach()
 add_test(NAME locks-log-noevents COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
@@ -41,4 +45,20 @@ if(FXT_XZ)
 		${FXT_LOCKS_CHECK} threaded ${FXT_XZ} -T2 --block-size=4096 -3 -c
 		${CMAKE_SOURCE_DIR}/preload/api.c)
 	set_tests_properties(locks-debian-xz PROPERTIES LABELS "e2e;nosan" TIMEOUT 60)
+endif()
+# glibc's own stderr writers (perror, error, error_at_line, err.h, dprintf: libc-internal
+# stdio) and unmodified coreutils binaries reporting errors through error(): each stderr line a
+# log record, in order.
+add_test(NAME locks-log-glibc COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
+	${FXT_LOCKS_CHECK} lines $<TARGET_FILE:k-stderr>)
+set_tests_properties(locks-log-glibc PROPERTIES LABELS "e2e" TIMEOUT 60)
+find_program(FXT_LS ls)
+find_program(FXT_PRINTF printf)
+if(FXT_LS AND FXT_PRINTF)
+	add_test(NAME locks-log-coreutils-ls COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV} LC_ALL=C
+		${FXT_LOCKS_CHECK} lines ${FXT_LS} /nonexistent-fxt-a /nonexistent-fxt-b)
+	add_test(NAME locks-log-coreutils-printf COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
+		LC_ALL=C ${FXT_LOCKS_CHECK} lines ${FXT_PRINTF} %d%d abc 12x)
+	set_tests_properties(locks-log-coreutils-ls locks-log-coreutils-printf PROPERTIES
+		LABELS "e2e;nosan" TIMEOUT 60)
 endif()

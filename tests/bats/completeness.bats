@@ -101,7 +101,7 @@ dropped() {
 	[ "$extra" -le 16 ]
 	run "$FXTRUN" --overflow sometimes true
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--overflow must be wait or drop"* ]]
+	[[ "$output" == *"--overflow=sometimes: expected wait or drop"* ]]
 }
 
 @test "a manager that stops answering never hangs the program: bounded wait, then counted drops" {

@@ -61,7 +61,7 @@ wait_line() {
 
 @test "malformed option values are refused with exit 2 before the program starts" {
 	for args in "--mode fast" "--buffer-size 12x" "--buffer-size 100K" "--max-depth 0" \
-		"--max-depth -3" "--min-duration 5parsecs" "--filter a,b" "--exclude="; do
+		"--max-depth -3" "--min-duration 5parsecs" "--filter a,,b" "--exclude="; do
 		run --separate-stderr "$FXTRUN" $args touch started
 		[ "$status" -eq 2 ]
 		[[ "${stderr_lines[0]}" == fxtrun:* ]]
@@ -81,6 +81,15 @@ wait_line() {
 @test "a program that does not exist: clear error and exit 127, no archive" {
 	run -127 --separate-stderr "$FXTRUN" no-such-program-fxt
 	[ "$stderr" = "fxtrun: no-such-program-fxt: command not found" ]
+	[ ! -e trace.fxt ]
+}
+
+@test "a path that does not exist: No such file or directory (127); a directory: 126" {
+	run -127 --separate-stderr "$FXTRUN" ./no-such-program-fxt
+	[ "$stderr" = "fxtrun: ./no-such-program-fxt: No such file or directory" ]
+	mkdir adir
+	run -126 --separate-stderr "$FXTRUN" ./adir
+	[ "$stderr" = "fxtrun: ./adir: Is a directory" ]
 	[ ! -e trace.fxt ]
 }
 
@@ -160,9 +169,10 @@ wait_line() {
 	[ "$recorded" -ge "$done_calls" ]
 }
 
-@test "a segfaulting program: exit status 139 and a valid archive with its calls" {
-	run "$FXTRUN" -o segv.fxt "$PROGS/s-crash" segv
+@test "a segfaulting program: exit status 139, a valid archive with its calls, the summary says so" {
+	run --separate-stderr "$FXTRUN" -o segv.fxt "$PROGS/s-crash" segv
 	[ "$status" -eq 139 ]
+	[ "${stderr_lines[-1]}" = "fxtrun: program killed by signal 11 (Segmentation fault)." ]
 	"$FXT" check segv.fxt
 	[ "$(calls segv.fxt crash)" -eq 1 ]
 }
@@ -441,13 +451,64 @@ print(len(s.recv(16)))'
 @test "--sample and --categories refuse bad values before starting the program" {
 	run "$FXTRUN" --sample=0 -- touch started
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--sample takes a rate"* ]]
+	[[ "$output" == *"--sample=0: expected a rate in Hz from 1 to 100000"* ]]
 	run "$FXTRUN" --sample=fast -- touch started
 	[ "$status" -eq 2 ]
 	run "$FXTRUN" --categories= -- touch started
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--categories"* ]]
 	[ ! -e started ]
+}
+
+# bad_values: the NAME=VALUE lines of tests/unit/settings-bad.txt (the list the unit test checks
+# against the table of common/options.c), @LONG4096 expanded.
+bad_values() {
+	local long
+	long=$(printf 'a%.0s' $(seq 4096))
+	grep -v '^#' "$BATS_TEST_DIRNAME/../unit/settings-bad.txt" | sed "s/@LONG4096\$/$long/"
+}
+
+@test "every bad value of every setting is refused as an option and in the environment" {
+	local help n=0
+	help=$("$FXTRUN" --help)
+	while IFS= read -r line; do
+		name=${line%%=*} value=${line#*=}
+		flag=$(echo "${name#FXT_}" | tr 'A-Z_' 'a-z-')
+		echo "$name='$value'"
+		if [[ "$help" == *"--$flag "* || "$help" == *"--$flag["* ]]; then
+			run --separate-stderr "$FXTRUN" "--$flag=$value" -- touch started
+			[ "$status" -eq 2 ]
+			[[ "${stderr_lines[0]}" == "fxtrun: --$flag=$value: expected "* ]]
+			n=$((n + 1))
+		fi
+		run --separate-stderr env "$name=$value" "$FXTRUN" -- touch started
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "fxtrun: $name=$value in the environment: expected${stderr#*: expected}" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ ! -e started ] && [ ! -e trace.fxt ]
+	done < <(bad_values)
+	[ "$n" -ge 40 ]	# the settings with an option
+}
+
+@test "--sample=0 and FXT_SAMPLE=0 are both refused; FXT_LOG=bogus too (one rule, one table)" {
+	run --separate-stderr "$FXTRUN" --sample=0 -- touch started
+	[ "$status" -eq 2 ]
+	run --separate-stderr env FXT_SAMPLE=0 "$FXTRUN" -- touch started
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "fxtrun: FXT_SAMPLE=0 in the environment: expected a rate in Hz from 1 to 100000, or nothing for 997" ]
+	run --separate-stderr env FXT_LOG=bogus "$FXTRUN" -- touch started
+	[ "$status" -eq 2 ]
+	[ ! -e started ]
+	# a good value in the environment is passed on; an option overrides it
+	env FXT_FILTER=leaf_call "$FXTRUN" -o f.fxt "$RPROGS/r-leaf" 2>/dev/null
+	[ "$(calls f.fxt leaf_call)" -eq 1 ] && [ "$(calls f.fxt main)" -eq 0 ]
+	env FXT_LOG=bogus "$FXTRUN" --log none -o g.fxt "$RPROGS/r-leaf" 2>/dev/null
+	"$FXT" check g.fxt
+}
+
+@test "--filter takes comma-separated globs, like FXT_FILTER" {
+	"$FXTRUN" --filter leaf_call,main -o f.fxt "$RPROGS/r-leaf" 2>/dev/null
+	[ "$(calls f.fxt leaf_call)" -eq 1 ] && [ "$(calls f.fxt main)" -eq 1 ]
 }
 
 @test "--log picks the streams recorded as log records (default stderr); bad lists refused" {
@@ -464,7 +525,7 @@ print(len(s.recv(16)))'
 	[ "$("$FXT" dump n.fxt | grep -c ' log ')" = 0 ]
 	run "$FXTRUN" --log stdrr -- touch started
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--log takes"* ]]
+	[[ "$output" == *"--log=stdrr: expected stderr, stdout, syslog"* ]]
 	[ ! -e started ]
 }
 
@@ -477,4 +538,60 @@ print(len(s.recv(16)))'
 		[ "$("$FXT" dump spawn.fxt | grep -c ' flow_begin ')" = 8 ]
 		[ "$("$FXT" dump spawn.fxt | grep -c ' flow_end ')" = 8 ]
 	done
+}
+
+# names ARCHIVE: "COUNT NAME" of its complete events.
+names() {
+	"$FXT" dump "$1" | grep ' complete ' | grep -o ' name="[^"]*"' | sort | uniq -c |
+		awk '{ print $1, $2 }'
+}
+
+@test "kill -TERM of the program: its open frames are closed in the archive, the summary says it" {
+	"$FXTRUN" -o term.fxt "$PROGS/s-term" >out.txt 2>err.txt &
+	fxtrun_pid=$!
+	wait_line out.txt '^ready$'
+	kill -TERM "$(pgrep -P "$fxtrun_pid" s-term)"
+	status=0
+	wait "$fxtrun_pid" || status=$?
+	cat err.txt
+	[ "$status" -eq 143 ]
+	grep -qx 'fxtrun: program killed by signal 15 (Terminated).' err.txt
+	"$FXT" check term.fxt
+	names term.fxt >n.txt
+	cat n.txt
+	grep -qx '1 name="main"' n.txt
+	grep -qx '1 name="run_loop"' n.txt
+	[ "$(calls term.fxt work)" -ge 10 ]
+}
+
+@test "timeout -s INT: the SIGINT sent to the process group reaches the program once" {
+	# 3 s: the program's handler is in place long before, even on a loaded machine
+	run --separate-stderr timeout -s INT 3 "$FXTRUN" -o int.fxt "$PROGS/s-term" count
+	[ "$status" -eq 124 ]	# timeout's own status when it had to signal
+	[ "${lines[-1]}" = "interrupts 1" ]
+	"$FXT" check int.fxt
+}
+
+@test "kill -INT of fxtrun alone is forwarded once to a program that counts interrupts" {
+	# bats starts background jobs with SIGINT ignored; give the program its default action.
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$FXTRUN" -o int.fxt "$PROGS/s-term" count \
+		>out.txt 2>err.txt &
+	fxtrun_pid=$!
+	wait_line out.txt '^ready$'
+	kill -INT "$fxtrun_pid"
+	wait "$fxtrun_pid"
+	[ "$(tail -1 out.txt)" = "interrupts 1" ]
+	"$FXT" check int.fxt
+}
+
+@test "kill -INT of the whole process group reaches the program once (fxtrun forwards nothing more)" {
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' setsid "$FXTRUN" -o int.fxt "$PROGS/s-term" \
+		count >out.txt 2>err.txt &
+	wait_line out.txt '^ready$'
+	pgid=$(pgrep -f "^$FXTRUN -o int.fxt")
+	kill -INT -- "-$pgid"
+	for _ in $(seq 100); do grep -q interrupts out.txt && break; sleep 0.05; done
+	sleep 0.2
+	[ "$(tail -1 out.txt)" = "interrupts 1" ]
+	"$FXT" check int.fxt
 }

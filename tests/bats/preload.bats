@@ -18,7 +18,7 @@ traced() {
 bad_setting() {
 	local plain_out plain_status
 	plain_out=$("$PROGS/s-exit" exit) || plain_status=$?
-	run --separate-stderr env "$@" FXT_OUTPUT=out.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-exit" exit
+	run --separate-stderr env FXT_OUTPUT=out.fxt "$@" LD_PRELOAD="$FXTAUTO" "$PROGS/s-exit" exit
 	[ "$status" -eq "$plain_status" ]
 	[ "$output" = "$plain_out" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
@@ -133,4 +133,74 @@ bad_setting() {
 	[ "$status" -eq "$plain_status" ]
 	[ "$output" = "$plain_out" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+# bad_values: the NAME=VALUE lines of tests/unit/settings-bad.txt (the list the unit test checks
+# against the table of common/options.c), @LONG4096 expanded.
+bad_values() {
+	local long
+	long=$(printf 'a%.0s' $(seq 4096))
+	grep -v '^#' "$BATS_TEST_DIRNAME/../unit/settings-bad.txt" | sed "s/@LONG4096\$/$long/"
+}
+
+@test "every bad value of every setting: one line naming it, tracing off, program unchanged" {
+	while IFS= read -r line; do
+		echo "$line" | cut -c1-80
+		bad_setting "$line"
+		[[ "$stderr" == "fxtauto: ${line:0:200}"*": expected "*"; tracing off" ]]
+	done < <(bad_values)
+}
+
+@test "FXT_LOG=bogus: one line, tracing off (was: logging off silently)" {
+	bad_setting FXT_LOG=bogus
+	[ "$stderr" = "fxtauto: FXT_LOG=bogus: expected stderr, stdout, syslog (comma-separated) or none; tracing off" ]
+}
+
+@test "FXT_SAMPLE=0 is refused as fxtrun refuses --sample=0" {
+	bad_setting FXT_SAMPLE=0
+	[[ "$stderr" == "fxtauto: FXT_SAMPLE=0: expected a rate in Hz from 1 to 100000"* ]]
+}
+
+# names ARCHIVE: "COUNT NAME" of its complete events.
+names() {
+	"$FXT" dump "$1" | grep ' complete ' | grep -o ' name="[^"]*"' | sort | uniq -c |
+		awk '{ print $1, $2 }'
+}
+
+@test "killed by a signal with a default action that ends it: archive with the open frames closed" {
+	for sig in INT TERM HUP ALRM USR1 USR2 XCPU VTALRM PROF QUIT; do
+		rm -f s.fxt out.txt
+		# bats starts background jobs with SIGINT and SIGQUIT ignored: default them
+		perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; exec @ARGV' env FXT_OUTPUT=s.fxt \
+			LD_PRELOAD="$FXTAUTO" "$PROGS/s-term" >out.txt &
+		pid=$!
+		for _ in $(seq 200); do grep -q ready out.txt && break; sleep 0.05; done
+		kill -"$sig" "$pid"
+		for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+		kill -KILL "$pid" 2>/dev/null || true	# still running after 10 s: fails below
+		status=0
+		wait "$pid" || status=$?
+		echo "SIG$sig: status $status"
+		[ "$status" -eq $((128 + $(kill -l "$sig"))) ]	# died of it, as it would have
+		"$FXT" check -q s.fxt
+		names s.fxt >n.txt
+		grep -qx '1 name="main"' n.txt
+		grep -qx '1 name="run_loop"' n.txt
+	done
+}
+
+@test "SIGPIPE from a write to a closed pipe: archive written, the program dies of SIGPIPE" {
+	run env FXT_OUTPUT=p.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-term" pipe
+	[ "$status" -eq 141 ]
+	"$FXT" check -q p.fxt
+	names p.fxt | grep -qx '1 name="main"'
+}
+
+@test "a program's own handlers: old disposition SIG_DFL, its handler runs, output unchanged" {
+	plain=$("$PROGS/s-term" handler)
+	run env FXT_OUTPUT=h.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-term" handler
+	[ "$status" -eq 0 ]
+	[ "$output" = "$plain" ]
+	[[ "$output" == *"SIGTERM old default"*"SIGTERM handled 15"*"SIGUSR1 handled 10"* ]]
+	"$FXT" check -q h.fxt
 }

@@ -2,8 +2,9 @@
 # Checks what libfxtauto.so records of a program's threads, locks and logs: runs PROGRAM
 # untraced and traced (LD_PRELOAD=$FXTAUTO), requires identical stdout, stderr and exit status,
 # `fxt check` valid, then reads the archive through `fxt dump` (the project's reader) and checks
-# the claims of CASE: sync (tests/progs/k-sync.c), log (k-log.c) or threaded (any program:
-# valid archive naming its threads). Prints one `ok`/`FAIL` line per claim; exit 1 on a failure.
+# the claims of CASE: sync (tests/progs/k-sync.c), log (k-log.c), lines (any program: each
+# stderr line one log record, in order) or threaded (any program: valid archive naming its
+# threads). Prints one `ok`/`FAIL` line per claim; exit 1 on a failure.
 # Usage: check.py CASE PROGRAM [ARGS...]; env: FXT, FXTAUTO, optionally FXT_LOG.
 # SPDX-License-Identifier: MIT
 import collections
@@ -167,6 +168,16 @@ def check_log(recs, stderr, stdout, streams):
     ok(extra == 0, 'no log record beyond the lines of the captured streams (%d extra)' % extra)
 
 
+def check_lines(recs, stderr):
+    """Every line the program wrote to stderr is one log record, in order, and nothing else."""
+    want = stderr.decode('utf-8', 'replace').replace('\ufffd', '?').splitlines()
+    got = [r['f']['msg'] for r in recs if r['type'] == 'log']
+    ok(len(want) > 0, 'the program wrote %d lines to stderr' % len(want))
+    for i, line in enumerate(want):
+        ok(i < len(got) and got[i] == line, 'stderr line %d is log record %d: %r' % (i, i, line))
+    ok(len(got) == len(want), '%d log records for %d lines' % (len(got), len(want)))
+
+
 def main():
     case, argv = sys.argv[1], sys.argv[2:]
     argv[0] = os.path.realpath(argv[0])
@@ -191,6 +202,8 @@ def main():
         elif case == 'log':
             streams = (os.environ.get('FXT_LOG') or 'stderr,syslog').split(',')
             check_log(recs, traced[2], traced[1], streams)
+        elif case == 'lines':
+            check_lines(recs, traced[2])
         else:
             names = thread_names(recs)
             ok(len(names) >= 2 and all(n for n in names.values()),
