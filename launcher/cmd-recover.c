@@ -90,6 +90,13 @@ int cmd_recover(int argc, char **argv)
 		return fail(path, "not an fxtauto archive file (too short)");
 	}
 	size_t size = (size_t)st.st_size;
+	/* Padding is written into what may be holes: reserve them now (a full disk is then an
+	 * error here, not a SIGBUS). */
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size) < 0 && errno != EOPNOTSUPP) {
+		int err = errno;
+		close(fd);
+		return fail(path, strerror(err));
+	}
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		close(fd);

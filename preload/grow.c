@@ -4,7 +4,9 @@
  * as dropped records) instead of killing the program with SIGBUS. The step's pages are then
  * populated (MADV_POPULATE_WRITE) so the hot path does not fault; a chunk taker that has to wait
  * for this is recorded as a tracer stall by the chunk writer. One grower at a time (a flag taken
- * by atomic exchange); the others wait only when the chunk they took is not backed yet.
+ * by atomic exchange); the others wait only when the chunk they took is not backed yet, except
+ * a signal handler on the growing thread, which grows by itself (fallocate is idempotent, and
+ * the backed end is only ever raised).
  * Async-signal-safe (syscalls only); runs under the tracer guard. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -24,7 +26,17 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
-#define GROW_STEP (2u << 20)	/* bytes backed (and populated) per step */
+#define GROW_STEP (2u << 20)	/* bytes backed (and populated) per step, at most */
+#define MIN_STEP (64u << 10)	/* the first steps: a short process reserves little */
+
+/* The step for an area that holds `used` bytes: doubling from MIN_STEP up to GROW_STEP. */
+static uint64_t step_for(uint64_t used)
+{
+	uint64_t s = MIN_STEP;
+	while (s < GROW_STEP && s < used)
+		s *= 2;
+	return s;
+}
 #define FD_MIN 64		/* keep the program's own fd numbers as they would be untraced */
 
 static struct {
@@ -110,35 +122,56 @@ static int reserve(uint64_t from, uint64_t to)
 	return ftruncate(fd, (off_t)to) < 0 ? -errno : 0;
 }
 
-int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
+/* Grows the area whose backed end is *backed (limit: its end in the mapping) to cover end, a
+ * step ahead: the step doubles with what the area already holds (from `base`), from MIN_STEP
+ * to GROW_STEP, so a short process reserves little. The step is reserved and populated before
+ * it is published, and a chunk below `backed` is never populated again once its writer gave
+ * its pages back (standalone.c). */
+/* 1 while this thread holds grow.lock: a signal handler running on it (which takes chunks of
+ * its own) must not wait for the code it interrupted. */
+static __thread __attribute__((tls_model("initial-exec"))) int holding;
+
+/* Publishes a new backed end: only ever raised (a nested grower may publish first). */
+static void publish(_Atomic uint64_t *backed_p, uint64_t to)
 {
-	struct fxt_buf_hdr *h = b->hdr;
-	if (end > h->size)
+	uint64_t cur = __atomic_load_n(backed_p, __ATOMIC_RELAXED);
+	while (cur < to && !__atomic_compare_exchange_n(backed_p, &cur, to, 0, __ATOMIC_RELEASE,
+						       __ATOMIC_RELAXED))
+		;
+}
+
+static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t base,
+		     uint64_t limit, uint64_t end)
+{
+	if (end > limit)
 		return -ENOSPC;
-	/* Grow a step early, so that takers seldom wait: the step is reserved and populated
-	 * before it is published, and a chunk below `backed` is never populated again once its
-	 * writer gave its pages back (standalone.c). */
+	int locked = 0;
 	for (;;) {
-		uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
-		if (end + 2 * GROW_STEP <= backed || backed >= h->size)
+		uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_ACQUIRE);
+		if (end + 2 * step_for(backed - base) <= backed || backed >= limit)
 			return end <= backed ? 0 : -ENOSPC;
-		if (!__atomic_exchange_n(&grow.lock, 1, __ATOMIC_ACQUIRE))
+		if (holding)
+			break;	/* a handler on the growing thread: grow here, without the lock */
+		if (!__atomic_exchange_n(&grow.lock, 1, __ATOMIC_ACQUIRE)) {
+			locked = holding = 1;
 			break;
+		}
 		if (end <= backed)
-			return 0;	/* another thread grows ahead; this chunk is backed */
+			return 0;	/* another thread grows ahead; this record is backed */
 		if (__atomic_load_n(&grow.err, __ATOMIC_RELAXED))
 			return grow.err;
 		sched_yield();	/* the grower may be off the CPU: let it run */
 	}
 	int saved = errno, rc = grow.err;
-	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_RELAXED);
-	uint64_t to = (end > backed ? end : backed) + GROW_STEP;
-	if (to > h->size)
-		to = h->size;
-	if (!rc && to > backed && end + 2 * GROW_STEP > backed) {
+	uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_RELAXED);
+	uint64_t step = step_for(backed - base);
+	uint64_t to = (end > backed ? end : backed) + step;
+	if (to > limit)
+		to = limit;
+	if (!rc && to > backed && end + 2 * step > backed) {
 		rc = reserve(backed, to);
 		if (rc < 0 && end > backed && end < to) {
-			to = end;	/* near a limit: the one chunk asked for may still fit */
+			to = end;	/* near a limit: what is asked for may still fit */
 			rc = reserve(backed, to);
 		}
 		if (rc < 0) {
@@ -146,14 +179,41 @@ int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
 		} else {
 			/* best effort: the pages fault on first write otherwise */
 			madvise(b->base + backed, to - backed, MADV_POPULATE_WRITE);
-			__atomic_store_n(&h->backed, to, __ATOMIC_RELEASE);
+			publish(backed_p, to);
 		}
 	}
-	__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
+	if (locked) {
+		holding = 0;
+		__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
+	}
 	if (!rc && fxtp_grow_on_step)
 		fxtp_grow_on_step();
 	errno = saved;
-	return end <= __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE) ? 0 : rc ? rc : -ENOSPC;
+	return end <= __atomic_load_n(backed_p, __ATOMIC_ACQUIRE) ? 0 : rc ? rc : -ENOSPC;
+}
+
+int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	return grow_area(b, &h->backed, h->chunks_off, h->size, end);
+}
+
+int fxtp_grow_durable(struct fxt_buf *b, uint64_t end)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	return grow_area(b, &h->durable_backed, h->durable_off, h->chunks_off, end);
+}
+
+int fxtp_grow_durable_all(struct fxt_buf *b)
+{
+	struct fxt_buf_hdr *h = b->hdr;
+	uint64_t from = __atomic_load_n(&h->durable_backed, __ATOMIC_ACQUIRE);
+	if (!from || from >= h->chunks_off)
+		return 0;
+	int rc = reserve(from, h->chunks_off);	/* past a sticky error: the tail may still fit */
+	if (!rc)
+		__atomic_store_n(&h->durable_backed, h->chunks_off, __ATOMIC_RELEASE);
+	return rc;
 }
 
 int fxtp_grow_initial(uint64_t end)

@@ -30,6 +30,16 @@ int fxtp_grow_back(struct fxt_buf *b, uint64_t end);
  * estimate there). Async-signal-safe. */
 extern void (*fxtp_grow_on_step)(void);
 
+/* As fxtp_grow_back() for the durable area (fxt_buf.back_durable). */
+int fxtp_grow_durable(struct fxt_buf *b, uint64_t end);
+
+/* Backs the whole durable area (the exit flush pads its tail in place, and writing into a hole
+ * of a full file system would SIGBUS). Fails: -errno. Not thread-safe with another finisher. */
+int fxtp_grow_durable_all(struct fxt_buf *b);
+
+/* Bytes of the durable area reserved at setup; the rest grows as records are written. */
+#define FXTP_GROW_FIRST (64u << 10)
+
 /* Reserves [0, end) of the file at setup (header and durable area), before the buffer is laid
  * out; the caller then stores end in the header's `backed`. Fails: -errno. Not thread-safe. */
 int fxtp_grow_initial(uint64_t end);

@@ -261,7 +261,7 @@ int fxtp_open_buffer(void)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
-#define WARM_DURABLE (256u << 10) /* durable bytes populated at start (strings, threads) */
+#define WARM_DURABLE (64u << 10) /* durable bytes populated at start (strings, threads) */
 
 void fxtp_buffer_warm(void)
 {

@@ -349,8 +349,9 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	int rc = ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
 	if (!rc)
 		rc = fxtp_grow_attach(fd, path, 0);
+	uint64_t first = FXT_BUF_HDR_SIZE + (durable < FXTP_GROW_FIRST ? durable : FXTP_GROW_FIRST);
 	if (!rc)
-		rc = fxtp_grow_initial(FXT_BUF_HDR_SIZE + durable);
+		rc = fxtp_grow_initial(first);
 	void *m = rc ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!rc && m == MAP_FAILED)
 		rc = -errno;
@@ -367,7 +368,9 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 		unlink(path);
 		return rc;
 	}
-	b->hdr->backed = FXT_BUF_HDR_SIZE + durable;
+	b->hdr->durable_backed = first;
+	b->hdr->backed = b->hdr->chunks_off;
+	b->back_durable = fxtp_grow_durable;
 	b->hdr->ppid = (uint32_t)getppid();	/* before STARTED: the manager's /proc read is late */
 	b->policy = prov.mode == FXT_BUF_CIRCULAR    ? &circular_policy
 		    : prov.mode == FXT_BUF_STREAMING ? &streaming_policy

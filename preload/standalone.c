@@ -72,8 +72,9 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 		m = mmap(NULL, window, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	window *= 2;
 	int rc = m == MAP_FAILED ? -errno : fxtp_grow_attach(fd, part_path, 1);
+	uint64_t first = FXT_BUF_HDR_SIZE + (durable < FXTP_GROW_FIRST ? durable : FXTP_GROW_FIRST);
 	if (!rc)
-		rc = fxtp_grow_initial(FXT_BUF_HDR_SIZE + durable);
+		rc = fxtp_grow_initial(first);
 	if (!rc)
 		rc = fxt_outfile_init(b, &outfile, m, window, durable, FXT_BUF_DEFAULT_CHUNK,
 				      (uint64_t)pid, name, 0);
@@ -85,7 +86,9 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 		unlink(part_path);
 		return rc;
 	}
-	b->hdr->backed = FXT_BUF_HDR_SIZE + durable;
+	b->hdr->durable_backed = first;
+	b->hdr->backed = b->hdr->chunks_off;
+	b->back_durable = fxtp_grow_durable;
 	b->policy = &policy;
 	outfile.back = fxtp_grow_back;
 	fxtp_grow_on_step = fxtp_refresh_tps;
@@ -131,6 +134,11 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 	uint64_t taken = __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
 	if (chunks > taken)
 		chunks = taken;
+	if (fxtp_grow_durable_all(b) < 0) {
+		fxtp_warn("no space left to finish the archive; run `fxt recover` on it when there is",
+			  part_path);
+		return;
+	}
 	uint64_t end = fxt_outfile_seal(b, chunks, cutoff, cutoff, 1);
 	int fd = fxtp_grow_fd();
 	if (fd < 0 || ftruncate(fd, (off_t)end) < 0 || rename(part_path, out_path) < 0) {

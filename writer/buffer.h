@@ -93,9 +93,12 @@ struct fxt_buf_hdr {
 	_Atomic uint32_t state;		/* enum fxt_buf_state, release-stored */
 	uint32_t ppid;			/* 0, or the writer's parent pid, stored before sharing (a
 					 * manager may see a short process only after it was reaped) */
-	/* Bytes of the mapping backed by storage (fallocate), grown ahead of the chunks taken
-	 * (preload/grow.c); a chunk is handed out only once it lies below. release/acquire. */
+	/* End (offset in the mapping) of the chunk area backed by storage (fallocate), grown
+	 * ahead of the chunks taken (preload/grow.c); a chunk is handed out only once it lies
+	 * below; chunks_off until the first. 0: a buffer that is not grown. release/acquire. */
 	_Atomic uint64_t backed;
+	/* The same for the durable area (grown as records are reserved); 0: not grown. */
+	_Atomic uint64_t durable_backed;
 	_Atomic uint32_t drop_reasons;	/* enum fxt_buf_drop_reason bits, or-ed in */
 	uint32_t hdr_off;		/* offset of this header in the mapping */
 };
@@ -129,6 +132,9 @@ struct fxt_buf {
 	uint64_t (*now)(void);
 	uint64_t stall_ticks;
 	void *ctx;			/* the policy's process-local state */
+	/* NULL, or makes the durable area backed up to end (an offset in the mapping) before a
+	 * record is written there: 0, or -errno (the record is dropped). Async-signal-safe. */
+	int (*back_durable)(struct fxt_buf *b, uint64_t end);
 };
 
 /* Lays out a new buffer in mem (size bytes, zero-filled, 8-byte aligned): header, a durable area

@@ -87,7 +87,7 @@ void fxt_outfile_stop(struct fxt_buf *b)
 	__atomic_store_n(&o->stopped, 1, __ATOMIC_SEQ_CST);
 	/* A take that saw `stopped` clear stamps its chunk within a grow step; bounded anyway. */
 	for (unsigned long spin = 0; __atomic_load_n(&o->taking, __ATOMIC_ACQUIRE) &&
-				     spin < (1ul << 28); spin++)
+				     spin < (1ul << 21); spin++)
 		__builtin_ia32_pause();
 }
 
