@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Streaming mode under load: tests/progs/r-spin (4 threads calling an empty instrumented
-# function as fast as they can) under `fxtrun --mode streaming --buffer-size 16M`. Prints the
-# calls the program counted vs the calls in the archive (equal when nothing was dropped), drops,
-# records/s, MB/s saved by the manager while running, and the peak RSS of the program and of
-# fxtrun (memory stays bounded by the buffer however long the run).
-# Usage: bench/streaming.sh [BUILD_DIR [SECONDS [THREADS]]]   (default build, 10 s, 4 threads;
-#        SECONDS=3 for a quick run)
+# Streaming under load, side by side with uftrace: tests/progs/r-spin (THREADS threads calling an
+# empty instrumented function as fast as they can for SECONDS) untraced, under
+# `fxtrun --buffer-size 16M` (streaming, the default: the program waits for saves rather than
+# lose calls) and under `uftrace record`. Prints, per run, the calls the program made per second,
+# and for fxtrun the calls in the archive (equal when nothing was lost), drops, MB/s saved and the
+# peak RSS of the program and of fxtrun (bounded by the buffer however long the run); then the
+# ratio of the calls/s the program achieves traced by fxtrun to under uftrace (goal >= 2).
+# Usage: bench/streaming.sh [BUILD_DIR [SECONDS [THREADS]]]   (default build, 10 s, 4 threads)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 build=${1:-build}
@@ -20,10 +21,13 @@ for f in "$fxt" "$fxtrun" "$spin"; do
 		exit 2
 	fi
 done
-work=$(mktemp -d)
+work=$(mktemp -d "${TMPDIR:-/tmp}/fxt-streaming.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-"$fxtrun" --mode streaming --buffer-size 16M -o "$work/spin.fxt" "$spin" "$secs" "$threads" \
+"$spin" "$secs" "$threads" >"$work/plain"
+plain=$(awk '/^calls / { print $2 }' "$work/plain")
+
+"$fxtrun" --buffer-size 16M -o "$work/spin.fxt" "$spin" "$secs" "$threads" \
 	>"$work/out" 2>"$work/err" &
 pid=$!
 manager_kb=0
@@ -33,7 +37,6 @@ while kill -0 "$pid" 2>/dev/null; do	# fxtrun's own peak RSS, sampled until it e
 	sleep 0.2
 done
 wait "$pid"
-
 counted=$(awk '/^calls / { print $2 }' "$work/out")
 prog_kb=$(awk '/^peak_rss_kb / { print $2 }' "$work/out")
 # spin() calls read back by the reader (`fxt report`: calls per function)
@@ -41,15 +44,32 @@ recorded=$("$fxt" report "$work/spin.fxt" | awk '$NF == "spin" { n += $1 } END {
 dropped=$(grep -o '[0-9]* records DROPPED' "$work/err" | cut -d' ' -f1 || true)
 saved_mb=$(grep -o '[0-9.]* MB saved while running' "$work/err" | cut -d' ' -f1 || true)
 size=$(stat -c %s "$work/spin.fxt")
-awk -v s="$secs" -v t="$threads" -v c="$counted" -v r="$recorded" -v d="${dropped:-0}" \
-	-v mb="${saved_mb:-0}" -v sz="$size" -v pk="$prog_kb" -v mk="$manager_kb" 'BEGIN {
+rm -f "$work/spin.fxt"
+
+uf=0
+if command -v uftrace >/dev/null; then
+	uftrace record -d "$work/u.data" "$spin" "$secs" "$threads" >"$work/uout" 2>/dev/null
+	uf=$(awk '/^calls / { print $2 }' "$work/uout")
+	rm -rf "$work/u.data"
+fi
+
+awk -v s="$secs" -v t="$threads" -v p="$plain" -v c="$counted" -v r="$recorded" \
+	-v d="${dropped:-0}" -v mb="${saved_mb:-0}" -v sz="$size" -v pk="$prog_kb" \
+	-v mk="$manager_kb" -v uf="$uf" 'BEGIN {
 	printf "streaming, 16 MiB buffer, %d threads, %g s\n", t, s
-	printf "  calls counted by the program  %d\n", c
-	printf "  calls in the archive          %d (%s)\n", r,
-		r == c ? "equal: nothing lost" : "differ: the saving did not keep up"
-	printf "  records dropped               %d\n", d
-	printf "  records/s recorded            %.1f M\n", r / s / 1e6
-	printf "  saved while running           %.1f MB (%.1f MB/s); archive %.1f MB\n",
+	printf "  untraced                      %.1f M calls/s\n", p / s / 1e6
+	printf "  fxtrun: calls made            %d (%.1f M calls/s)\n", c, c / s / 1e6
+	printf "  fxtrun: calls in the archive  %d (%s)\n", r,
+		r == c ? "equal: nothing lost" : "differ: calls lost"
+	printf "  fxtrun: records dropped       %d\n", d
+	printf "  fxtrun: saved while running   %.1f MB (%.1f MB/s); archive %.1f MB\n",
 		mb, mb / s, sz / 1e6
-	printf "  peak RSS: program %.1f MB, fxtrun %.1f MB\n", pk / 1024, mk / 1024
+	printf "  fxtrun: peak RSS              program %.1f MB, fxtrun %.1f MB\n",
+		pk / 1024, mk / 1024
+	if (uf > 0) {
+		printf "  uftrace record: calls made    %d (%.1f M calls/s)\n", uf, uf / s / 1e6
+		printf "  fxtrun / uftrace calls/s      %.2f (goal >= 2)\n", c / uf
+	} else {
+		printf "  uftrace: not installed\n"
+	}
 }'

@@ -119,6 +119,9 @@ int cmd_recover(int argc, char **argv)
 		chunks = room;
 	if (chunks > h->nchunks)
 		chunks = h->nchunks;
+	/* Takes cut short by the kill may have left chunks the open-chunk table does not list:
+	 * visit every chunk (the running process only visits the table). */
+	__atomic_store_n(&b.hdr->open_overflow, 1, __ATOMIC_RELEASE);
 	int measured = !h->ticks_per_second;
 	if (measured)
 		fxt_outfile_set_tps(&b, measure_tps());

@@ -209,9 +209,10 @@ static uint64_t *streaming_take(struct fxt_buf *b)
 
 /* A writer leaves chunk c: closed bit, and (streaming) the wrap count read after its last
  * record, so the save of that wrap is known to hold all of them. */
-static void release(struct fxt_buf *b, uint64_t *c)
+static void release(struct fxt_buf *b, uint64_t *c, const uint64_t *end)
 {
 	(void)b;
+	(void)end;
 	atomic_thread_fence(memory_order_seq_cst);
 	uint64_t w = atomic_load(&roll) >> 32;
 	uint64_t v = __atomic_load_n(&c[0], __ATOMIC_RELAXED) & FXT_CHUNK_SEQ_MASK;

@@ -33,10 +33,10 @@ static char part_path[4200];
  * call per REGION bytes, not per chunk: on a threaded program each call costs TLB shootdowns. */
 #define REGION_CHUNKS 64u	/* 2 MiB of 32 KiB chunks */
 
-static void release(struct fxt_buf *b, uint64_t *c)
+static void release(struct fxt_buf *b, uint64_t *c, const uint64_t *end)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
-	fxt_outfile_release(b, c);
+	fxt_outfile_release(b, c, end);
 	uint64_t i = ((uint64_t)((uint8_t *)c - b->base) - h->chunks_off) / h->chunk_size;
 	if (i % REGION_CHUNKS != REGION_CHUNKS - 1 || i < 2 * REGION_CHUNKS)
 		return;

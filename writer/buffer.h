@@ -101,6 +101,8 @@ struct fxt_buf_hdr {
 	_Atomic uint64_t durable_backed;
 	_Atomic uint32_t drop_reasons;	/* enum fxt_buf_drop_reason bits, or-ed in */
 	uint32_t hdr_off;		/* offset of this header in the mapping */
+	_Atomic uint32_t open_overflow;	/* growing: a chunk was taken with the open-chunk table
+					 * full (writer/outfile.h): finishing scans every chunk */
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
@@ -114,7 +116,8 @@ struct fxt_buf;
  * (streaming back-pressure); the chunk writer records that wait as a tracer stall. */
 struct fxt_buf_policy {
 	uint64_t *(*take)(struct fxt_buf *b);
-	void (*release)(struct fxt_buf *b, uint64_t *chunk);
+	/* end: the first word its writer did not use (every record before it is committed) */
+	void (*release)(struct fxt_buf *b, uint64_t *chunk, const uint64_t *end);
 };
 
 /* A process-local handle on a mapped buffer (the mapping itself holds all shared state). */

@@ -101,6 +101,6 @@ void fxt_chunk_close(struct fxt_chunk_w *w)
 {
 	const struct fxt_buf_policy *pol = w->buf ? w->buf->policy : NULL;
 	if (w->end && pol && pol->release)
-		pol->release(w->buf, w->end - w->buf->hdr->chunk_size / 8);
+		pol->release(w->buf, w->end - w->buf->hdr->chunk_size / 8, w->p);
 	w->p = w->end = NULL;
 }

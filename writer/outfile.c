@@ -25,6 +25,26 @@ static uint64_t *chunk_at(const struct fxt_buf *b, uint64_t i)
 	return (uint64_t *)(b->base + b->hdr->chunks_off + i * b->hdr->chunk_size);
 }
 
+static _Atomic uint64_t *slots(const struct fxt_buf *b)
+{
+	return (_Atomic uint64_t *)(b->base + FXT_OUTFILE_SLOTS_OFF);
+}
+
+/* Enters chunk seq (0-based) in the open-chunk table; returns its slot, or FXT_OUTFILE_NO_SLOT
+ * (the table is full: the finish will scan every chunk). */
+static uint64_t open_slot(struct fxt_buf *b, uint64_t seq)
+{
+	_Atomic uint64_t *t = slots(b);
+	for (uint64_t k = 0; k < FXT_OUTFILE_SLOTS; k++) {
+		uint64_t i = (seq + k) % FXT_OUTFILE_SLOTS, free_ = 0;
+		if (__atomic_compare_exchange_n(&t[i], &free_, seq + 1, 0, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return i;
+	}
+	__atomic_store_n(&b->hdr->open_overflow, 1, __ATOMIC_RELEASE);
+	return FXT_OUTFILE_NO_SLOT;
+}
+
 void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust)
 {
 	uint64_t one = section_word(provider_id);
@@ -35,6 +55,23 @@ void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust)
 		__atomic_store_n(p, k == 1 ? one : fxt_padding_hdr((uint32_t)k), __ATOMIC_RELEASE);
 		p += k;
 		n -= k;
+	}
+}
+
+/* Pads chunk c from word `at` on and makes word 0 a provider section record (last), freeing
+ * its entry in the open-chunk table. */
+static void close_chunk(const struct fxt_buf *b, uint64_t *c, size_t at, int robust)
+{
+	const struct fxt_outfile *o = b->ctx;
+	fxt_outfile_pad(c + at, b->hdr->chunk_size / 8 - at, o->provider_id, robust);
+	uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
+	__atomic_store_n(&c[0], section_word(o->provider_id), __ATOMIC_RELEASE);
+	/* The chunk is plain FXT now: its entry in the open-chunk table is free again. */
+	uint64_t slot = (w0 >> FXT_OUTFILE_SLOT_SHIFT) & 0xfff;
+	if ((w0 & FXT_OUTFILE_OPEN) && slot < FXT_OUTFILE_SLOTS) {
+		uint64_t seq = w0 & ((1ULL << FXT_OUTFILE_SLOT_SHIFT) - 1);
+		__atomic_compare_exchange_n(&slots(b)[slot], &seq, 0, 0, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
 	}
 }
 
@@ -51,8 +88,7 @@ void fxt_outfile_finish_chunk(const struct fxt_buf *b, uint64_t *c, uint64_t cut
 			fxt_outfile_pad(c + at, n, o->provider_id, 1);
 		at += n;
 	}
-	fxt_outfile_pad(c + at, words - at, o->provider_id, robust);
-	__atomic_store_n(&c[0], section_word(o->provider_id), __ATOMIC_RELEASE);
+	close_chunk(b, c, at, robust);
 }
 
 /* ---- the growing policy ---- */
@@ -75,7 +111,9 @@ uint64_t *fxt_outfile_take(struct fxt_buf *b)
 		goto out;
 	}
 	c = chunk_at(b, seq);
-	__atomic_store_n(&c[0], FXT_OUTFILE_OPEN | (seq + 1), __ATOMIC_RELEASE);
+	uint64_t slot = open_slot(b, seq);
+	__atomic_store_n(&c[0], FXT_OUTFILE_OPEN | slot << FXT_OUTFILE_SLOT_SHIFT | (seq + 1),
+			 __ATOMIC_RELEASE);
 out:
 	__atomic_fetch_sub(&o->taking, 1, __ATOMIC_RELEASE);
 	return c;
@@ -91,9 +129,13 @@ void fxt_outfile_stop(struct fxt_buf *b)
 		__builtin_ia32_pause();
 }
 
-void fxt_outfile_release(struct fxt_buf *b, uint64_t *c)
+void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end)
 {
-	fxt_outfile_finish_chunk(b, c, 0, 0);
+	/* Its writer says where its records end: no walk over them. */
+	if (end > c && end <= c + b->hdr->chunk_size / 8)
+		close_chunk(b, c, (size_t)(end - c), 0);
+	else
+		fxt_outfile_finish_chunk(b, c, 0, 0);
 }
 
 static const struct fxt_buf_policy grow_policy = { fxt_outfile_take, fxt_outfile_release };
@@ -119,6 +161,8 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 	size_t blob = FXT_BUF_HDR_SIZE / 8 - at;
 	struct fxt_str nm = fxt_str_inl(BLOB_NAME, sizeof(BLOB_NAME) - 1);
 	size_t payload_at = at + 1 + fxt_str_words(&nm);
+	_Static_assert(FXT_OUTFILE_HDR_OFF + sizeof(struct fxt_buf_hdr) <= FXT_OUTFILE_SLOTS_OFF,
+		       "the buffer header fits before the open-chunk table");
 	if (payload_at * 8 > FXT_OUTFILE_HDR_OFF)
 		return -EINVAL;
 	int rc = fxt_buf_init_at(b, mem, size, FXT_OUTFILE_HDR_OFF, durable_size, chunk_size,
@@ -186,10 +230,30 @@ uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff,
 	finish_durable(b, robust);
 	if (chunks > h->nchunks)
 		chunks = h->nchunks;
-	for (uint64_t i = 0; i < chunks; i++) {
-		uint64_t *c = chunk_at(b, i);
-		if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != done)
-			fxt_outfile_finish_chunk(b, c, cutoff, robust);
+	if (__atomic_load_n(&h->open_overflow, __ATOMIC_ACQUIRE)) {
+		for (uint64_t i = 0; i < chunks; i++) {	/* more open chunks than slots */
+			uint64_t *c = chunk_at(b, i);
+			if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != done)
+				fxt_outfile_finish_chunk(b, c, cutoff, robust);
+		}
+	} else {
+		/* Only the chunks writers hold (the table), and the last ones taken: a take cut
+		 * short by a kill may have entered no slot yet (its chunk is then all zeros). */
+		_Atomic uint64_t *t = slots(b);
+		for (uint64_t k = 0; k < FXT_OUTFILE_SLOTS; k++) {
+			uint64_t v = __atomic_load_n(&t[k], __ATOMIC_ACQUIRE);
+			if (!v || v > chunks)
+				continue;
+			uint64_t *c = chunk_at(b, v - 1);
+			if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != done)
+				fxt_outfile_finish_chunk(b, c, cutoff, robust);
+			__atomic_store_n(&t[k], 0, __ATOMIC_RELAXED);
+		}
+		for (uint64_t i = chunks > 8 ? chunks - 8 : 0; i < chunks; i++) {
+			uint64_t *c = chunk_at(b, i);
+			if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != done)
+				fxt_outfile_finish_chunk(b, c, cutoff, robust);
+		}
 	}
 	return h->chunks_off + chunks * h->chunk_size;
 }

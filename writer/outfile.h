@@ -21,11 +21,15 @@
  *                    name), provider section, initialization record (ticks per second: an
  *                    estimate while running, the calibrated value once finished), and one
  *                    raw-data blob named "fxt-buffer" that fills the page; its payload holds
- *                    struct fxt_buf_hdr at FXT_OUTFILE_HDR_OFF (counters, sizes, state).
+ *                    struct fxt_buf_hdr at FXT_OUTFILE_HDR_OFF (counters, sizes, state) and
+ *                    the open-chunk table at FXT_OUTFILE_SLOTS_OFF: one word per chunk a
+ *                    writer holds (its sequence number, 0: free), so that finishing the file
+ *                    (at exit, or `fxt recover`) visits only those, never the whole file.
  *   [4096, +D)       the durable area: string, thread and kernel object records, then zeros
  *                    until finished (the zeros then become padding records).
  *   chunks           chunk i at chunks_off + i * chunk_size, taken in file order. Word 0 of a
- *                    chunk a writer still owns is FXT_OUTFILE_OPEN | sequence; when its writer
+ *                    chunk a writer still owns is FXT_OUTFILE_OPEN | slot << 40 | sequence
+ *                    (slot: its entry in the open-chunk table, or FXT_OUTFILE_NO_SLOT); when its writer
  *                    leaves it, the words after its last record become padding and word 0 a
  *                    provider section record: the chunk is then plain FXT.
  * Once finished, the durable area also holds the buffer-full provider event and the dropped-
@@ -37,6 +41,10 @@
  */
 #define FXT_OUTFILE_HDR_OFF 512u
 #define FXT_OUTFILE_OPEN (1ULL << 62)
+#define FXT_OUTFILE_SLOTS_OFF 1024u
+#define FXT_OUTFILE_SLOTS ((FXT_BUF_HDR_SIZE - FXT_OUTFILE_SLOTS_OFF) / 8)	/* 384 */
+#define FXT_OUTFILE_SLOT_SHIFT 40
+#define FXT_OUTFILE_NO_SLOT 0xfffu	/* the table was full: finishing scans every chunk */
 #define FXT_OUTFILE_MAX_NAME 255u
 
 /* Process-local state of a growing buffer, b->ctx. */
@@ -62,7 +70,7 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
  * the next chunk in file order once o->back() backed it (NULL: stopped, window full, or the file
  * system refused), release finishes the chunk its writer left. Thread-safe; async-signal-safe. */
 uint64_t *fxt_outfile_take(struct fxt_buf *b);
-void fxt_outfile_release(struct fxt_buf *b, uint64_t *c);
+void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end);
 
 /* Stores a ticks-per-second value in the prologue's initialization record and the header.
  * Fails: never. Thread-safe (a racing reader sees the old or the new value). */

@@ -155,6 +155,7 @@ static void recover(const uint8_t *data, size_t size)
 		const struct fxt_buf_hdr *h = b.hdr;
 		uint64_t fit = size > h->chunks_off ? (size - h->chunks_off) / h->chunk_size : 0;
 		uint64_t chunks = h->next_chunk < fit ? h->next_chunk : fit;
+		b.hdr->open_overflow = 1;	/* as fxt recover: every chunk */
 		uint64_t end = fxt_outfile_seal(&b, chunks, 0, 1, 0);
 		if (end > size)
 			abort();
