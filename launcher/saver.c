@@ -2,9 +2,10 @@
  * sequence order, each from where the last sweep of the same sequence number stopped up to its
  * first zero or torn header, copied straight into the archive's write buffer and kept only if
  * word 0 still holds that sequence afterwards (a circular buffer may reuse it meanwhile). A
- * continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
- * are copied once, from the shared mapping into the write buffer; large durable runs are
- * written from the mapping directly. */
+ * continued chunk is re-opened with its thread record (thread indexes are per chunk). Streaming
+ * saves write the records from the shared mapping with writev (the kernel's copy the only
+ * one); other sweeps copy them once into the write buffer, and large durable runs are written
+ * from the mapping directly. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/saver.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/protocol.h"
@@ -34,6 +36,28 @@ static int write_all(int fd, const void *data, size_t len)
 			return n < 0 ? -errno : -EIO;	/* a short write is an error (full disk) */
 		s += n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* writev until every byte is written (a short write continues; an error is returned). */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		while (n && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
@@ -264,6 +288,39 @@ static long plan(struct fxt_saved *s, struct run **runs)
 	return (long)k;
 }
 
+/* Streaming, before the exit: the planned chunk records cannot change under us (a chunk is
+ * reused only once this save is acknowledged), so they go to the file straight from the shared
+ * mapping with writev, the kernel's copy the only one. */
+static int write_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r, size_t k)
+{
+	struct iovec iov[512];
+	int n = 0;
+	if (fxt_out_flush(o))
+		return o->err;
+	for (size_t j = 0; j <= k; j++) {
+		if (n && (j == k || n + 2 > (int)(sizeof(iov) / sizeof(iov[0])))) {
+			size_t len = 0;
+			for (int i = 0; i < n; i++)
+				len += iov[i].iov_len;
+			if ((o->err = writev_all(o->fd, iov, n)) < 0)
+				return o->err;
+			o->bytes += len;
+			n = 0;
+		}
+		if (j == k)
+			break;
+		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx);
+		if (r[j].from && fxt_field_get(FXT_RECORD_TYPE, c[1]) == FXT_RT_THREAD &&
+		    fxt_field_get(FXT_RECORD_SIZE, c[1]) == 3)
+			iov[n++] = (struct iovec){ (void *)(c + 1), 24 };	/* re-opened */
+		iov[n++] = (struct iovec){ (void *)(c + 1 + r[j].from),
+					   (size_t)(r[j].end - r[j].from) * 8 };
+		s->st.events += r[j].events;
+		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)r[j].end * 8 };
+	}
+	return 0;
+}
+
 /* Appends the planned runs: each copied straight into the write buffer, kept only if the chunk
  * still holds the same sequence afterwards (a circular buffer may reuse it meanwhile). A
  * continued chunk is re-opened with its thread record (thread indexes are per chunk). */
@@ -330,7 +387,8 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 			rc = emit_process(o, s->pid, s->ppid, name[0] ? name : "process");
 	}
 	if (!rc)
-		rc = copy_runs(o, s, runs, (size_t)k, cutoff);
+		rc = h->mode == FXT_BUF_STREAMING && !cutoff ? write_runs(o, s, runs, (size_t)k)
+							      : copy_runs(o, s, runs, (size_t)k, cutoff);
 	free(runs);
 	s->st.bytes += o->bytes - start;
 	return rc ? rc : o->err;

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -46,6 +49,7 @@ static struct {
  * acks = halves the manager saved (requests 0 .. acks-1 acknowledged, in order). */
 static _Atomic uint64_t roll;
 static _Atomic uint32_t acks;
+static int polling;	/* 1 while one waiting writer polls the socket for BUFFER_SAVED */
 
 int fxtp_provider_managed(void)
 {
@@ -133,6 +137,8 @@ static int poll_acks(void)
 		       !atomic_compare_exchange_weak(&acks, &cur, p.data32 + 1))
 			;
 		__atomic_store_n(&prov.unanswered, 0, __ATOMIC_RELAXED);
+		/* Writers waiting for this acknowledgement sleep on acks: wake them all. */
+		syscall(SYS_futex, &acks, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	}
 	errno = saved;
 	return rc;
@@ -153,9 +159,20 @@ static int wait_acks(struct fxt_buf *b, uint32_t w)
 		}
 		if (atomic_load(&acks) >= w)
 			break;
-		/* Another waiting thread may take the packet: wake up often to look at acks. */
-		struct pollfd pfd = { .fd = prov.sock, .events = POLLIN };
-		poll(&pfd, 1, 1);
+		/* One waiting thread polls the socket; the others sleep on acks until it (or
+		 * anyone reading an acknowledgement) wakes them. Both wake up every few ms to
+		 * look at the clock. */
+		uint32_t seen = atomic_load(&acks);
+		if (seen >= w)
+			break;
+		if (!__atomic_exchange_n(&polling, 1, __ATOMIC_ACQUIRE)) {
+			struct pollfd pfd = { .fd = prov.sock, .events = POLLIN };
+			poll(&pfd, 1, 5);
+			__atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
+		} else {
+			struct timespec ts = { 0, 5000000 };
+			syscall(SYS_futex, &acks, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+		}
 	}
 	errno = saved;
 	return atomic_load(&acks) >= w;
