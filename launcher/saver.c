@@ -386,6 +386,10 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		if (s->ppid > 0)
 			rc = emit_process(o, s->pid, s->ppid, name[0] ? name : "process");
 	}
+	/* Read after the plan: 0 means every planned record was stamped before any stop. */
+	uint64_t stop = __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE);
+	if (stop && (!cutoff || stop < cutoff))
+		cutoff = stop;
 	if (!rc)
 		rc = h->mode == FXT_BUF_STREAMING && !cutoff ? write_runs(o, s, runs, (size_t)k)
 							      : copy_runs(o, s, runs, (size_t)k, cutoff);

@@ -306,12 +306,15 @@ void fxtp_finish(int from_signal)
 		return;
 	int saved = errno;
 	struct fxtp_thread *self = &fxtp_self;
+	/* The stop time right away: a hook that saw RUNNING read its time before, so every
+	 * record committed before stop_ticks is published is stamped before it (a manager that
+	 * reads stop_ticks as 0 after a save's plan may write that plan as it is). Threads still
+	 * running write on after this; the archive leaves their later events out. */
+	uint64_t now = fxtp_now();
+	__atomic_store_n(&fxtp.buf.hdr->stop_ticks, now, __ATOMIC_SEQ_CST);
 	/* Hooks already past their state check finish first (exits pop no more after it). */
 	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
-	uint64_t now = fxtp_now();
-	/* Threads still running write on after this; the archive leaves their later events out. */
-	fxtp.buf.hdr->stop_ticks = now;
 	if (from_signal)
 		fxtp_sample_stop();
 	else
