@@ -21,3 +21,10 @@ add_test(NAME sched-preload COMMAND ${s_run} ${s_out}/preload.fxt)
 add_test(NAME sched-fxtrun COMMAND ${s_run} ${s_out}/fxtrun.fxt)
 set_tests_properties(sched-fxtrun PROPERTIES ENVIRONMENT FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun)
 set_tests_properties(sched-preload sched-fxtrun PROPERTIES LABELS nosan TIMEOUT 60)
+find_program(S_BATS bats)
+if(S_BATS)
+	add_test(NAME sched-bats COMMAND ${CMAKE_COMMAND} -E env LIB=$<TARGET_FILE:fxtauto>
+		FXT=$<TARGET_FILE:fxt> FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun PROG=$<TARGET_FILE:c-sched>
+		${S_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/sched.bats)
+	set_tests_properties(sched-bats PROPERTIES LABELS nosan TIMEOUT 120)
+endif()
