@@ -24,8 +24,7 @@ measure() {
 	done | sort -n | awk '{ w[NR] = $1; c[NR] = $2 } END { m = int((NR + 1) / 2); print w[m], c[m] }'
 }
 
-base=$(measure "$work" "$rounds")
-read -r bw bc <<<"$base"
+read -r bw bc <<<"$(measure "$work" "$rounds")"
 printf '%-34s %8s %8s %8s %8s\n' "" "wall s" "ratio" "cpu s" "ratio"
 row() {
 	local name=$1 w c
@@ -35,13 +34,13 @@ row() {
 		"$(echo "$c / $bc" | bc -l)"
 	echo "$w $c" > "$tmp/last"
 }
-row "untraced" "$work" "$rounds"
+printf '%-34s %8s %8.3f %8s %8.3f\n' "untraced" "$bw" 1 "$bc" 1
 row "LD_PRELOAD (no --sched)" env FXT_OUTPUT="$tmp/p.fxt" LD_PRELOAD="$lib" "$work" "$rounds"
 read -r pw pc < "$tmp/last"
 row "LD_PRELOAD FXT_SCHED=1" env FXT_SCHED=1 FXT_OUTPUT="$tmp/s.fxt" LD_PRELOAD="$lib" "$work" "$rounds"
 read -r sw sc < "$tmp/last"
 n=$("$fxt" dump "$tmp/s.fxt" | grep -c ' context_switch ' || true)
-drops=$("$fxt" stats "$tmp/s.fxt" 2>/dev/null | grep -i 'drop' | head -1 || true)
+drops=$("$fxt" check "$tmp/s.fxt" 2>&1 | grep -i 'drop' | head -1 || true)
 if perf stat -e context-switches true > /dev/null 2>&1; then
 	row "perf record -e cs -c 1" perf record -q -e cs -c 1 -o "$tmp/perf.data" -- "$work" "$rounds"
 	read -r fw fc < "$tmp/last"
@@ -50,16 +49,16 @@ else
 	echo "perf record: not available here"
 fi
 echo
-echo "switch records (FXT_SCHED=1 run): $n (${drops:-no drops line})"
+echo "switch records (FXT_SCHED=1 run, one per switch out and one per switch in): $n (${drops:-no drops})"
 awk -v n="$n" -v sw="$sw" -v sc="$sc" -v pw="$pw" -v pc="$pc" -v bw="$bw" 'BEGIN {
 	if (n > 0) {
-		printf "FXT_SCHED cost per switch record: %.2f us wall, %.2f us cpu (vs. preloaded without)\n",
-			(sw - pw) * 1e6 / n, (sc - pc) * 1e6 / n
-		printf "switches per second (untraced run): %.0f\n", n / bw
+		printf "FXT_SCHED cost per context switch (out + in): %.2f us wall, %.2f us cpu (vs. preloaded without)\n",
+			(sw - pw) * 2e6 / n, (sc - pc) * 2e6 / n
+		printf "context switches per second (untraced run): %.0f\n", n / 2 / bw
 	}
 }'
 if [ -n "${fw:-}" ]; then
 	awk -v n="$n" -v fw="$fw" -v fc="$fc" -v bw="$bw" -v bc="$bc" 'BEGIN {
-		if (n > 0) printf "perf record -e cs -c 1 cost per switch: %.2f us wall, %.2f us cpu (vs. untraced)\n",
-			(fw - bw) * 1e6 / n, (fc - bc) * 1e6 / n }'
+		if (n > 0) printf "perf record -e cs -c 1 cost per context switch: %.2f us wall, %.2f us cpu (vs. untraced)\n",
+			(fw - bw) * 2e6 / n, (fc - bc) * 2e6 / n }'
 fi
