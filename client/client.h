@@ -46,6 +46,8 @@ int fxt_time_parse(const char *s, uint64_t *ns);
  * Returns buf. */
 char *fxt_time_fmt(char *buf, size_t len, uint64_t ns);
 
+struct fxt_oncpu;	/* oncpu.c, below */
+
 /* ---- profile aggregation (profile.c) ---- */
 enum fxt_prof_kind {
 	FXT_PK_FUNC = 0,	/* duration events of the program's own categories */
@@ -66,6 +68,7 @@ struct fxt_prof_opts {
 struct fxt_prof_row {
 	struct ckey key;	/* a = pid, b = tid (0 when merged), s = name */
 	uint64_t calls, total, self, max;
+	uint64_t oncpu;		/* of total, ns on CPU (fxt_prof_set_oncpu(); else = total) */
 };
 
 /* A call-tree node: inclusive time and calls of one call path. */
@@ -94,6 +97,9 @@ struct fxt_prof;
 
 /* Returns 0 or -ENOMEM. */
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
+/* Rows get their on-CPU time from o (finished; owned by the caller, alive until
+ * fxt_prof_finish()). Call before pass 2. Fails: never. */
+void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o);
 void fxt_prof_free(struct fxt_prof *p);
 /* A call that ended (complete event). object labels lock waits. Fails: -ENOMEM, -EINVAL for
  * a kind out of range. */
@@ -129,6 +135,22 @@ enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG
 		     FXT_SORT_MAX, FXT_SORT_NAME };
 /* Sorts rows by process, then thread, then the key (descending figures, ascending names). */
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by);
+
+/* ---- on-CPU time from context switch records (oncpu.c) ---- */
+struct fxt_oncpu;
+/* Returns 0 or -ENOMEM. */
+int fxt_oncpu_new(struct fxt_oncpu **out);
+void fxt_oncpu_free(struct fxt_oncpu *o);
+/* One context switch at ts_ns: out_tid leaves the CPU, in_tid takes it (0: not a thread of the
+ * trace). Fails: -ENOMEM, -EINVAL after fxt_oncpu_finish(). */
+int fxt_oncpu_switch(struct fxt_oncpu *o, uint64_t out_tid, uint64_t in_tid, uint64_t ts_ns);
+/* Switch records given so far. */
+uint64_t fxt_oncpu_switches(const struct fxt_oncpu *o);
+/* Ends input: builds each thread's on-CPU intervals. Fails: -ENOMEM, -EINVAL when called twice. */
+int fxt_oncpu_finish(struct fxt_oncpu *o);
+/* On-CPU ns of thread tid within [start, end] (ns); end - start for a thread without switches
+ * or before fxt_oncpu_finish(). Fails: never. */
+uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
 
 /* ---- reading an archive (drive.c) ---- */
 enum fxt_client_status {

@@ -2,8 +2,12 @@
  * event, log and process/thread kernel object record, written as the records arrive through an
  * output buffer; a name repeated for the same process or thread is written once, and the
  * `log` instant that mirrors a log record for Perfetto's FXT importer is left out. Timestamps in microseconds with nanosecond precision from the provider's tick
- * rate. Strings are escaped for JSON with invalid UTF-8 replaced by U+FFFD. Memory: the buffer
- * and the userspace object table (pointer -> label), never the events. */
+ * rate. Strings are escaped for JSON with invalid UTF-8 replaced by U+FFFD. Context switch
+ * records (fxtrun --sched) become, per CPU, a track of process 0 ("CPUs", thread = CPU number)
+ * with one B/E slice per stretch a thread ran there, and on each thread's own track an X slice
+ * "off-cpu (blocked)" or "off-cpu (preempted)" from its switch out to its switch in (a leaf
+ * under the function that was running). Memory: the buffer, the userspace object table
+ * (pointer -> label), one entry per CPU and per switching thread, never the events. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>
@@ -35,12 +39,20 @@ struct kname {
 	struct fxt_sv name;
 };
 
+/* Context switches: per CPU (a = 1, b = cpu) the thread running there (tid, 0 = none); per
+ * thread (a = 2, b = tid) its process and its last switch out (ts, 0 = on CPU). */
+struct swstate {
+	struct ckey key;
+	uint64_t tid, pid, out_ns;
+	unsigned state;
+};
+
 struct fxt_json {
 	FILE *f;
 	size_t pos;
 	int err, started;
 	uint64_t events;
-	struct ctab uobjs, open, knames;
+	struct ctab uobjs, open, knames, sw;
 	struct fxt_record last_log; /* type FXT_RT_LOG when the previous record was a log record */
 	struct fxt_koids last;	/* thread of the last event and its rendered pid/tid */
 	char where[64];
@@ -71,7 +83,8 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 		free(j);
 		return -ENOMEM;
 	}
-	if (ctab_init(&j->knames, sizeof(struct kname))) {
+	if (ctab_init(&j->knames, sizeof(struct kname)) || ctab_init(&j->sw, sizeof(struct swstate))) {
+		ctab_free(&j->knames);
 		ctab_free(&j->open);
 		ctab_free(&j->uobjs);
 		free(j);
@@ -94,6 +107,7 @@ void fxt_json_free(struct fxt_json *j)
 	ctab_free(&j->open);
 	ctab_free(&j->uobjs);
 	ctab_free(&j->knames);
+	ctab_free(&j->sw);
 	free(j);
 }
 
@@ -536,12 +550,107 @@ static int kernel_object(struct fxt_json *j, const struct fxt_record *rec)
 			    !memcmp(rec->args[i].name.s, "process", 7))
 				pid = rec->args[i].v.u64;
 	}
+	if (thread) {
+		struct ckey sk = { 2, tid, { "", 0 } };
+		int64_t si = ctab_get(&j->sw, &sk, 1);
+		if (si < 0)
+			return -ENOMEM;
+		((struct swstate *)ctab_at(&j->sw, (uint32_t)si))->pid = pid;
+	}
 	begin_event(j, thread ? (struct fxt_sv){ "thread_name", 11 }
 			      : (struct fxt_sv){ "process_name", 12 }, cat, 'M');
 	put_where(j, 0, &(struct fxt_koids){ pid, tid });
 	PUTS(j, ",\"args\":{\"name\":");
 	put_str(j, rec->u.kobj.name);
 	PUTS(j, "}}");
+	return 0;
+}
+
+static struct swstate *sw_get(struct fxt_json *j, uint64_t a, uint64_t b, int *created)
+{
+	struct ckey k = { a, b, { "", 0 } };
+	uint32_t n = j->sw.n;
+	int64_t i = ctab_get(&j->sw, &k, 1);
+	if (i < 0)
+		return NULL;
+	*created = j->sw.n != n;
+	return ctab_at(&j->sw, (uint32_t)i);
+}
+
+/* One context switch record: the CPU track's slices and the threads' off-CPU slices. */
+static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	static const struct fxt_sv sched = { "sched", 5 };
+	uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.sched.ts);
+	uint64_t out = rec->u.sched.out_thread.tid, in = rec->u.sched.in_thread.tid;
+	unsigned cpu = rec->u.sched.cpu;
+	int created;
+	struct swstate *c = sw_get(j, 1, cpu, &created), *t;
+	char buf[64];
+
+	if (!c)
+		return -ENOMEM;
+	if (created) {
+		int n = snprintf(buf, sizeof(buf), "CPU %u", cpu);
+		if (!sw_get(j, 1, UINT64_MAX, &created))
+			return -ENOMEM;
+		if (created) {	/* UINT64_MAX: the CPUs process is named */
+			begin_event(j, (struct fxt_sv){ "process_name", 12 },
+				    (struct fxt_sv){ "__metadata", 10 }, 'M');
+			put_where(j, 0, &(struct fxt_koids){ 0, 0 });
+			PUTS(j, ",\"args\":{\"name\":\"CPUs\"}}");
+		}
+		begin_event(j, (struct fxt_sv){ "thread_name", 11 },
+			    (struct fxt_sv){ "__metadata", 10 }, 'M');
+		put_where(j, 0, &(struct fxt_koids){ 0, cpu });
+		PUTS(j, ",\"args\":{\"name\":");
+		put_str(j, (struct fxt_sv){ buf, (size_t)n });
+		PUTS(j, "}}");
+		c = sw_get(j, 1, cpu, &created);
+	}
+	if (out && c->tid == out) {
+		begin_event(j, (struct fxt_sv){ "", 0 }, sched, 'E');
+		put_where(j, ts, &(struct fxt_koids){ 0, cpu });
+		PUTS(j, ",\"args\":{\"end_state\":\"");
+		PUTS(j, rec->u.sched.out_state == 1 ? "preempted" : "blocked");
+		PUTS(j, "\"}}");
+		c->tid = 0;
+	}
+	if (out) {
+		if (!(t = sw_get(j, 2, out, &created)))
+			return -ENOMEM;
+		t->out_ns = ts;
+		t->state = rec->u.sched.out_state;
+	}
+	if (in) {
+		int n = snprintf(buf, sizeof(buf), "tid %llu", (unsigned long long)in);
+		/* the thread first: creating it may move the CPU's entry (which exists) */
+		if (!(t = sw_get(j, 2, in, &created)) || !(c = sw_get(j, 1, cpu, &created)))
+			return -ENOMEM;
+		t = sw_get(j, 2, in, &created);
+		if (c->tid) {	/* a switch out was lost: close the CPU's slice here */
+			begin_event(j, (struct fxt_sv){ "", 0 }, sched, 'E');
+			put_where(j, ts, &(struct fxt_koids){ 0, cpu });
+			PUTS(j, "}");
+		}
+		begin_event(j, (struct fxt_sv){ buf, (size_t)n }, sched, 'B');
+		put_where(j, ts, &(struct fxt_koids){ 0, cpu });
+		PUTS(j, ",\"args\":{\"pid\":");
+		put_u64(j, t->pid);
+		PUTS(j, ",\"tid\":");
+		put_u64(j, in);
+		PUTS(j, "}}");
+		c->tid = in;
+		if (t->out_ns && t->out_ns <= ts) {
+			const char *what = t->state == 1 ? "off-cpu (preempted)" : "off-cpu (blocked)";
+			begin_event(j, (struct fxt_sv){ what, strlen(what) }, sched, 'X');
+			put_where(j, t->out_ns, &(struct fxt_koids){ t->pid, in });
+			PUTS(j, ",\"dur\":");
+			put_us(j, ts - t->out_ns);
+			PUTS(j, "}");
+		}
+		t->out_ns = 0;
+	}
 	return 0;
 }
 
@@ -567,6 +676,10 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 		break;
 	case FXT_RT_KERNEL_OBJECT:
 		if (kernel_object(j, rec) < 0)
+			return -ENOMEM;
+		break;
+	case FXT_RT_SCHEDULING:
+		if (rec->u.sched.sched_type == FXT_ST_CONTEXT_SWITCH && cswitch(j, r, rec) < 0)
 			return -ENOMEM;
 		break;
 	case FXT_RT_LOG:

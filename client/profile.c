@@ -105,6 +105,7 @@ struct fxt_prof {
 	uint64_t unclosed, cross_total;
 	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
+	const struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
 };
 
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
@@ -130,6 +131,11 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	}
 	*out = p;
 	return 0;
+}
+
+void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o)
+{
+	p->oncpu = o;
 }
 
 void fxt_prof_free(struct fxt_prof *p)
@@ -230,6 +236,7 @@ static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt
 	r->calls++;
 	r->total += dur;
 	r->self += self;
+	r->oncpu += p->oncpu ? fxt_oncpu_time(p->oncpu, t->key.b, start, end) : dur;
 	if (dur > r->max)
 		r->max = dur;
 	if (node) {

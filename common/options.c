@@ -186,6 +186,16 @@ static int parse_save_timeout(const char *v, struct fxt_settings *s)
 	return 0;
 }
 
+/* "" (fxtrun --sched) or "1": on; "0": off. */
+static int parse_sched(const char *v, struct fxt_settings *s)
+{
+	int b = *v ? flag01(v) : 1;
+	if (b < 0)
+		return -1;
+	s->sched = b;
+	return 0;
+}
+
 const struct fxt_option fxt_options[] = {
 	{ "FXT_OUTPUT", NULL, FXT_OPT_ENV_ONLY, 0, "FILE",
 	  "archive path (default fxtauto.<pid>.fxt; fxtrun: -o)", "expected a file path",
@@ -228,6 +238,10 @@ const struct fxt_option fxt_options[] = {
 	{ "FXT_SAVE_TIMEOUT_MS", NULL, FXT_OPT_ENV_ONLY, 0, "MS",
 	  "streaming: longest wait for one save before the manager counts as gone (5000)",
 	  "expected milliseconds from 1 to 3600000", parse_save_timeout },
+	{ "FXT_SCHED", "sched", FXT_OPT_OPTIONAL, 0, "0|1",
+	  "record the traced threads' context switches (perf_event, no root): thread states and "
+	  "CPU tracks in Perfetto, on-CPU time in fxt report",
+	  "expected 1 (or nothing) to record context switches, 0 not to", parse_sched },
 };
 const size_t fxt_options_count = sizeof(fxt_options) / sizeof(fxt_options[0]);
 

@@ -31,6 +31,7 @@ struct fxt_settings {
 	int lock_labels;		/* FXT_LOCK_LABELS: lock waits carry a label argument */
 	int overflow_drop;		/* FXT_OVERFLOW=drop: streaming drops instead of waiting */
 	uint32_t save_timeout_ms;	/* FXT_SAVE_TIMEOUT_MS: longest wait for a save */
+	int sched;			/* FXT_SCHED: context switches of the traced threads */
 };
 
 /* How fxtrun takes a setting (getopt's has_arg), or FXT_OPT_ENV_ONLY: no fxtrun option. */

@@ -34,6 +34,8 @@ struct report {
 	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
 	int tree, threads;
+	struct fxt_oncpu *oncpu;	/* context switches (pass 1), or NULL */
+	int pass2;
 };
 
 struct named {
@@ -55,7 +57,9 @@ static const char usage[] =
 	"  --to TIME        only calls ending at or before TIME; both relative to trace start\n"
 	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
-	"functions, and a caller's self time excludes them as it excludes its callees.\n";
+	"functions, and a caller's self time excludes them as it excludes its callees.\n"
+	"With context switch records (fxtrun --sched): on-cpu and off-cpu (total minus on-cpu)\n"
+	"per function, and per lock object the time its waiters were blocked off CPU.\n";
 
 static struct fxt_sv name_of(struct report *rp, unsigned type, uint64_t koid)
 {
@@ -157,6 +161,14 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	case FXT_RT_USERSPACE_OBJECT:
 		return remember(&rp->uobjs, rec->u.uobj.process_koid, rec->u.uobj.pointer,
 				rec->u.uobj.name);
+	case FXT_RT_SCHEDULING:
+		if (rp->pass2 || rec->u.sched.sched_type != FXT_ST_CONTEXT_SWITCH)
+			return 0;
+		if (!rp->oncpu && fxt_oncpu_new(&rp->oncpu) < 0)
+			return -ENOMEM;
+		return fxt_oncpu_switch(rp->oncpu, rec->u.sched.out_thread.tid,
+					rec->u.sched.in_thread.tid,
+					fxt_reader_ticks_to_ns(r, rec->u.sched.ts));
 	default:
 		return 0;
 	}
@@ -227,6 +239,7 @@ static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *w
 	struct fxt_prof_row *rows = fxt_prof_rows(rp->prof, k, &n);
 	uint64_t sum = 0;
 	char t[5][32];
+	int cpu = rp->oncpu && (k == FXT_PK_FUNC || k == FXT_PK_LOCK);
 
 	fxt_prof_sort(rows, n, rp->sort);
 	for (size_t i = 0; i < n; i++) {
@@ -243,11 +256,14 @@ static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *w
 		if (!shown++) {
 			print_owner(rp, w->key.a, w->key.b, what);
 			if (self)
-				printf("%10s %12s %12s %12s %12s  %s\n", count_col, "total", "self",
-				       "avg", "max", col);
+				printf("%10s %12s %12s %12s %12s", count_col, "total", "self",
+				       "avg", "max");
 			else
-				printf("%10s %12s %12s %12s  %s\n", count_col, "total", "avg", "max",
-				       col);
+				printf("%10s %12s %12s %12s", count_col, "total", "avg", "max");
+			if (cpu)
+				printf(" %12s %12s", k == FXT_PK_LOCK ? "running" : "on-cpu",
+				       k == FXT_PK_LOCK ? "blocked" : "off-cpu");
+			printf("  %s\n", col);
 		}
 		all++;
 		sum += w->total;
@@ -256,11 +272,16 @@ static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *w
 		fxt_time_fmt(t[2], sizeof(t[2]), w->calls ? w->total / w->calls : 0);
 		fxt_time_fmt(t[3], sizeof(t[3]), w->max);
 		if (self)
-			printf("%10" PRIu64 " %12s %12s %12s %12s  %.*s\n", w->calls, t[0], t[1], t[2],
-			       t[3], (int)w->key.s.len, w->key.s.s);
+			printf("%10" PRIu64 " %12s %12s %12s %12s", w->calls, t[0], t[1], t[2], t[3]);
 		else
-			printf("%10" PRIu64 " %12s %12s %12s  %.*s\n", w->calls, t[0], t[2], t[3],
-			       (int)w->key.s.len, w->key.s.s);
+			printf("%10" PRIu64 " %12s %12s %12s", w->calls, t[0], t[2], t[3]);
+		if (cpu) {
+			char c[2][32];
+			printf(" %12s %12s", fxt_time_fmt(c[0], sizeof(c[0]), w->oncpu),
+			       fxt_time_fmt(c[1], sizeof(c[1]),
+					    w->total > w->oncpu ? w->total - w->oncpu : 0));
+		}
+		printf("  %.*s\n", (int)w->key.s.len, w->key.s.s);
 	}
 	if (k == FXT_PK_STALL && shown)
 		printf("%10s %12s  all tracer stalls (not in any function's self time)\n", "",
@@ -468,6 +489,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (rp.start_ns == UINT64_MAX)
 		rp.start_ns = 0;
+	if (rp.oncpu) {
+		if (fxt_oncpu_finish(rp.oncpu) < 0)
+			goto nomem;
+		fxt_prof_set_oncpu(rp.prof, rp.oncpu);
+	}
+	rp.pass2 = 1;
 	if (fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
 			    has_to ? rp.start_ns + to : UINT64_MAX) < 0)
 		goto nomem;
@@ -523,6 +550,7 @@ out:
 			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
 	fxt_client_close(&res);
 	fxt_prof_free(rp.prof);
+	fxt_oncpu_free(rp.oncpu);
 	ctab_free(&rp.names);
 	ctab_free(&rp.uobjs);
 	for (uint32_t i = 0; i < rp.labels.n; i++)

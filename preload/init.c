@@ -44,6 +44,7 @@
 #include "preload/wait.h"
 #include "preload/provider.h"
 #include "preload/sample.h"
+#include "preload/sched.h"
 #include "preload/standalone.h"
 #include "writer/outfile.h"
 #include "writer/archive.h"
@@ -319,6 +320,7 @@ void fxtp_finish(int from_signal)
 		fxtp_sample_stop();
 	else
 		fxtp_samples_flush(now);
+	fxtp_sched_stop(from_signal);
 	if (self->base && !self->dead && !self->in_tracer)
 		fxtp_close_frames(self, &self->w, now);
 	fxt_chunk_flush(&self->w);
@@ -366,6 +368,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 	}
 	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
 	fxtp_sample_start();
+	fxtp_sched_start();
 out:
 	errno = saved;
 	fxtp_leave(t);

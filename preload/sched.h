@@ -1,0 +1,18 @@
+/* Scheduling records (sched.c): the traced threads' context switches from perf_event
+ * (PERF_RECORD_SWITCH, no root needed at perf_event_paranoid <= 2), read off the program's
+ * threads by one reader thread of the tracer and written as FXT context switch records. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_SCHED_H
+#define FXT_PRELOAD_SCHED_H
+
+/* Starts recording the process's context switches when FXT_SCHED is set (after the tracer
+ * runs). Where the kernel refuses: one line on stderr, and the trace goes on without.
+ * Fails: as said. Not thread-safe (constructor). */
+void fxtp_sched_start(void);
+
+/* Exit flush: stops the events and writes every switch still in the rings (from_signal: only
+ * if the reader thread is not mid-drain; no lock is waited for). Fails: silently.
+ * Thread-safe: the first caller (fxtp_finish's) does the work. */
+void fxtp_sched_stop(int from_signal);
+
+#endif

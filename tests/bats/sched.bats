@@ -1,0 +1,87 @@
+#!/usr/bin/env bats
+# Scheduling records (preload/sched.c): FXT_SCHED and fxtrun --sched record the traced threads'
+# context switches; where the kernel refuses, one line says why and the trace goes on without.
+# Environment: LIB (libfxtauto.so), FXT, FXTRUN, PROG (tests/progs/c-sched.c built).
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+switches() {
+	"$FXT" dump "$1" | grep -c ' context_switch ' || true
+}
+
+@test "FXT_SCHED=1: context switch records of every thread, fxt check passes, program output unchanged" {
+	run --separate-stderr env FXT_SCHED=1 FXT_OUTPUT=t.fxt LD_PRELOAD="$LIB" "$PROG"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(grep -c '^fn ' <<<"$output")" -eq 5 ]
+	"$FXT" check t.fxt
+	[ "$(switches t.fxt)" -gt 500 ]
+	for tid in $(awk '$1 == "sw" { print $2 }' <<<"$output"); do
+		"$FXT" dump t.fxt | grep -q " context_switch .* out=0/$tid "
+	done
+}
+
+@test "fxtrun --sched records the switches; fxt report shows on-cpu and off-cpu, lock blocked time" {
+	run --separate-stderr "$FXTRUN" --sched -o t.fxt -- "$PROG"
+	[ "$status" -eq 0 ]
+	"$FXT" check t.fxt
+	[ "$(switches t.fxt)" -gt 500 ]
+	run "$FXT" report t.fxt
+	[[ "$output" == *"on-cpu      off-cpu  function"* ]]
+	[[ "$output" == *"running      blocked  object"* ]]
+}
+
+@test "without FXT_SCHED (or with FXT_SCHED=0) there are no context switch records" {
+	FXT_OUTPUT=a.fxt LD_PRELOAD="$LIB" "$PROG" > /dev/null
+	FXT_SCHED=0 FXT_OUTPUT=b.fxt LD_PRELOAD="$LIB" "$PROG" > /dev/null
+	[ "$(switches a.fxt)" -eq 0 ]
+	[ "$(switches b.fxt)" -eq 0 ]
+	run "$FXT" report a.fxt
+	[[ "$output" != *"on-cpu"* ]]
+}
+
+@test "a kernel that refuses perf_event_open (EACCES): one line why, the trace goes on without" {
+	run --separate-stderr env FXT_SCHED=1 FXT_SCHED_TEST_ERRNO=13 FXT_OUTPUT=t.fxt \
+		LD_PRELOAD="$LIB" "$PROG"
+	[ "$status" -eq 0 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "fxtauto: cannot record context switches; going on without: perf_event_open: Permission denied (kernel.perf_event_paranoid > 2, seccomp or a container)" ]]
+	[ "$(grep -c '^fn ' <<<"$output")" -eq 5 ]
+	"$FXT" check t.fxt
+	[ "$(switches t.fxt)" -eq 0 ]
+	"$FXT" dump t.fxt | grep -q 'name="spin_work"'
+}
+
+@test "fxtrun --sched where perf_event_open is refused: same line, trace written" {
+	run --separate-stderr env FXT_SCHED_TEST_ERRNO=1 "$FXTRUN" --sched -o t.fxt -- "$PROG"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"fxtauto: cannot record context switches; going on without: perf_event_open: Operation not permitted"* ]]
+	"$FXT" check t.fxt
+	[ "$(switches t.fxt)" -eq 0 ]
+}
+
+@test "fxt json writes CPU tracks and off-cpu slices" {
+	FXT_SCHED=1 FXT_OUTPUT=t.fxt LD_PRELOAD="$LIB" "$PROG" > /dev/null
+	"$FXT" json t.fxt > t.json
+	grep -q '"name":"CPUs"' t.json
+	grep -q '"name":"off-cpu (blocked)","cat":"sched","ph":"X"' t.json
+	grep -q '"cat":"sched","ph":"B"' t.json
+}
+
+@test "a forked child records its own switches into its own archive" {
+	cat > f.c <<'C'
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void) { pid_t p = fork(); for (int i = 0; i < 20; i++) usleep(1000); if (p) waitpid(p, 0, 0); return 0; }
+C
+	cc -o f f.c
+	FXT_SCHED=1 FXT_OUTPUT=t.fxt LD_PRELOAD="$LIB" ./f
+	child=$(ls t.fxt.* | head -1)
+	"$FXT" check t.fxt
+	"$FXT" check "$child"
+	[ "$(switches t.fxt)" -ge 20 ]
+	[ "$(switches "$child")" -ge 20 ]
+	"$FXT" dump "$child" | grep -q " context_switch .* out=0/${child##*.} "
+}
