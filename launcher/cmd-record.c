@@ -361,6 +361,10 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
+	if (st->corrupt)
+		fprintf(stderr, ".\n" ME ": %llu provider%s wrote corrupt data, kept up to its last "
+				"good record (pid %d: %s)", (unsigned long long)st->corrupt,
+			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
 	fprintf(stderr, ".\n" ME ": trace written to %s; open it in ui.perfetto.dev "
 			"(or: fxt report %s).\n", out, out);
 	if (!st->processes)

@@ -147,11 +147,14 @@ static int attach(struct fxt_manager *m, struct provider *p)
 		return rc ? rc : -EINVAL;
 	/* Only the header and what the provider reserved are read: the rest may be holes. */
 	madvise(map, (size_t)st.st_size, MADV_RANDOM);
-	if ((rc = fxt_buf_attach(&p->s.buf, map, (size_t)st.st_size)) < 0 ||
-	    !(p->s.chunks = calloc(p->s.buf.hdr->nchunks, sizeof(*p->s.chunks)))) {
+	/* The header is copied once: a provider scribbling over it later cannot move the areas
+	 * (or the sizes of what is allocated here) under the manager. */
+	if ((rc = fxt_buf_attach_copy(&p->s.buf, map, (size_t)st.st_size, &p->s.layout)) < 0 ||
+	    !(p->s.chunks = calloc(p->s.layout.nchunks + 1, sizeof(*p->s.chunks)))) {
 		munmap(map, (size_t)st.st_size);
 		return rc < 0 ? rc : -ENOMEM;
 	}
+	p->s.live = map;
 	p->map = map;
 	p->size = (size_t)st.st_size;
 	return 0;
@@ -215,7 +218,7 @@ static void on_packet(struct fxt_manager *m, struct provider *p)
 		p->conn = -1;
 		/* Stopped or gone: its section is final; free its buffer now, so a long tree of
 		 * processes holds only the live ones' buffers. */
-		if (p->map && (__atomic_load_n(&p->s.buf.hdr->state, __ATOMIC_ACQUIRE) ==
+		if (p->map && (__atomic_load_n(&p->s.live->state, __ATOMIC_ACQUIRE) ==
 				       FXT_BUF_STOPPED ||
 			       (kill(p->s.pid, 0) < 0 && errno == ESRCH)))
 			finish(m, p);
@@ -354,6 +357,11 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 		st->dropped += p->s.st.dropped;
 		st->drop_reasons |= p->s.st.drop_reasons;
 		st->overwritten += p->s.st.overwritten;
+		const char *bad = p->s.vet ? fxt_vet_problem(p->s.vet) : NULL;
+		if (bad && !st->corrupt++) {
+			st->corrupt_pid = p->s.pid;
+			snprintf(st->corrupt_why, sizeof(st->corrupt_why), "%s", bad);
+		}
 	}
 	if (!rc)
 		rc = fxt_out_flush(m->out);
@@ -375,6 +383,7 @@ void fxt_manager_free(struct fxt_manager *m)
 			munmap(p->map, p->size);
 		free(p->s.chunks);
 		free(p->s.koids);
+		fxt_vet_free(p->s.vet);
 	}
 	for (size_t i = 0; i < m->npending; i++)
 		close(m->pending[i]);

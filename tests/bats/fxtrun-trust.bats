@@ -1,0 +1,43 @@
+#!/usr/bin/env bats
+# fxtrun against untrusted providers and peers (issue 17): a program that scribbles over its own
+# trace buffer, a process that forges a provider's STARTED, a killed fxtrun. Paths from ctest
+# (tests/record.cmake): FXT, FXTRUN, RPROGS (tests/progs/r-*).
+# SPDX-License-Identifier: MIT
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	mkdir -p "$TMPDIR"
+}
+
+# calls ARCHIVE FUNCTION: duration complete events named FUNCTION, over all providers.
+calls() {
+	"$FXT" dump "$1" | grep -c "^[0-9a-f]* complete .* name=\"$2\" " || true
+}
+
+# scribbled MODE: r-scribble MODE under fxtrun; its healthy child keeps every call, the archive
+# is valid, the summary and the archive name the scribbler.
+scribbled() {
+	run --separate-stderr timeout 60 "$FXTRUN" -o s.fxt "$RPROGS/r-scribble" "$1"
+	[ "$status" -eq 3 ]	# as untraced
+	"$FXT" check -q s.fxt
+	[ "$(calls s.fxt child_call)" -eq 1000 ]
+	[[ "$stderr" == *"1 provider wrote corrupt data"* ]]
+	pid=$(grep -o 'corrupt data.*(pid [0-9]*' <<<"$stderr" | grep -o '[0-9]*$')
+	"$FXT" dump s.fxt | grep -q "thread=$pid/$pid cat=\"fxtauto\" name=\"provider data corrupt\""
+}
+
+@test "scribbled records: that provider ends at its last good record, the others are whole" {
+	scribbled records
+	[[ "$stderr" == *"(pid $pid: offset "* ]]	# where in the archive it ended
+}
+
+@test "a record header running past its chunk: the provider's data ends there" {
+	scribbled tail
+}
+
+@test "a scribbled buffer header: no huge allocation, the archive is written and valid" {
+	scribbled header
+	[[ "$stderr" == *"buffer header overwritten"* ]]
+}
