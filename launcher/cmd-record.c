@@ -361,6 +361,9 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
+	if (st->impostors)
+		fprintf(stderr, ", %llu connection%s refused (STARTED for another process)",
+			(unsigned long long)st->impostors, st->impostors == 1 ? "" : "s");
 	if (st->corrupt)
 		fprintf(stderr, ".\n" ME ": %llu provider%s wrote corrupt data, kept up to its last "
 				"good record (pid %d: %s)", (unsigned long long)st->corrupt,

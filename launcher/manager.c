@@ -1,5 +1,6 @@
 /* Manager side of the fxtrun protocol (tracing-system.md "Transport Protocol"): providers
- * connect to the session socket and say STARTED (version checked); their buffer files are mapped
+ * connect to the session socket and say STARTED (version checked, and only for the peer's own
+ * pid: SO_PEERCRED); their buffer files are mapped
  * read-only. On SAVE_BUFFER the provider's new records go into the archive (launcher/saver.c)
  * and BUFFER_SAVED answers; a provider that ends (its connection closes) gets its last records
  * and drop report written and its buffer deleted at once, so a long process tree holds only the
@@ -49,7 +50,7 @@ struct fxt_manager {
 	size_t npending, pending_cap;
 	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
 	uint64_t t0_tsc, t0_ns;
-	uint64_t saved, refused;
+	uint64_t saved, refused, impostors;
 	struct fxt_out *out;
 };
 
@@ -187,10 +188,26 @@ static void drop_pending(struct fxt_manager *m, size_t i)
 	m->pending[i] = m->pending[--m->npending];
 }
 
+/* Whether the peer of fd is the process pid of our user (SO_PEERCRED: the process that
+ * connected). A provider speaks only for itself: another process of the same user claiming a
+ * traced pid would take over that provider's connection. */
+static int peer_is(int fd, int pid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof(cred) &&
+	       cred.pid == pid && cred.uid == getuid();
+}
+
 static void on_started(struct fxt_manager *m, int fd, const trace_provider_packet_t *pk)
 {
 	int pid = (int)(uint32_t)pk->data64;
 	uint32_t n = (uint32_t)(pk->data64 >> 32);
+	if (pid <= 0 || !peer_is(fd, pid)) {
+		m->impostors++;	/* its claim is ignored; the real provider's buffer is kept */
+		close(fd);
+		return;
+	}
 	struct provider *p = add(m, pid, n);
 	if (!p || pk->request != TRACE_PROVIDER_STARTED || pk->reserved ||
 	    pk->data32 != TRACE_PROVIDER_FIFO_PROTOCOL_VERSION) {
@@ -368,6 +385,7 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 	st->bytes = m->out->bytes;
 	st->saved = m->saved;
 	st->refused = m->refused;
+	st->impostors = m->impostors;
 	return rc ? rc : m->out->err;
 }
 

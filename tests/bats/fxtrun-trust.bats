@@ -41,3 +41,23 @@ scribbled() {
 	scribbled header
 	[[ "$stderr" == *"buffer header overwritten"* ]]
 }
+
+@test "STARTED for another process's pid is refused (SO_PEERCRED); that provider is whole" {
+	cat >forge.py <<'PY'
+import os, socket, struct, sys, time
+pid = int(sys.argv[1])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(os.environ["FXT_SESSION"] + "/manager.sock")
+s.send(struct.pack("<HHIQ", 1, 0, 1, pid))	# STARTED, version 1, buffer <pid>.0
+s.settimeout(10)
+print("forger got %d bytes" % len(s.recv(16)))	# 0: the manager closed its side
+PY
+	run --separate-stderr timeout 120 "$FXTRUN" --buffer-size 1M -o f.fxt sh -c \
+		'"$0" 40000 >/dev/null & sleep 0.3; python3 forge.py $!; wait $!' "$RPROGS/r-count"
+	[ "$status" -eq 0 ]
+	[ "$output" = "forger got 0 bytes" ]
+	[[ "$stderr" == *"1 connection refused (STARTED for another process)"* ]]
+	[[ "$stderr" == *"no records dropped"* ]]
+	"$FXT" check -q f.fxt
+	[ "$(calls f.fxt work)" -eq 40000 ]
+}
