@@ -412,6 +412,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 
+	fxt_session_clean(NULL);	/* sessions of managers that were killed */
 	struct fxt_session s;
 	if ((rc = fxt_session_create(&s)) < 0) {
 		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
@@ -437,8 +438,14 @@ int cmd_record(int argc, char **argv)
 	}
 
 	double t0 = now_s();
+	pid_t me = getpid();
 	pid_t child = fork();
 	if (child == 0) {
+		/* The program dies with fxtrun (README "If fxtrun is killed"): without its manager
+		 * nothing it does is recorded, and a reparented program running on is what nobody
+		 * asked for. Checked after the prctl: fxtrun may have died before it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != me)
+			_exit(128 + SIGKILL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execv(prog, argv + at);
 		fprintf(stderr, ME ": %s: %s\n", argv[at], strerror(errno));

@@ -9,6 +9,17 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
 	mkdir -p "$TMPDIR"
+	fxtrun_pid=
+}
+
+teardown() {
+	# a test that failed half-way leaves no fxtrun (nor r-count) running
+	if [ -n "$fxtrun_pid" ] && kill -0 "$fxtrun_pid" 2>/dev/null; then
+		kill -TERM "$fxtrun_pid"
+		sleep 1
+		kill -KILL "$fxtrun_pid" 2>/dev/null || true
+	fi
+	true
 }
 
 # calls ARCHIVE FUNCTION: duration complete events named FUNCTION, over all providers.
@@ -60,4 +71,63 @@ PY
 	[[ "$stderr" == *"no records dropped"* ]]
 	"$FXT" check -q f.fxt
 	[ "$(calls f.fxt work)" -eq 40000 ]
+}
+
+# session_of PID: the session directory in the environment of process PID.
+session_of() {
+	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^FXT_SESSION=//p'
+}
+
+# gone PID: no such process, or a zombie nobody reaps (this machine's init may not).
+gone() {
+	[ ! -e "/proc/$1/stat" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
+}
+
+# start_counting NAME: fxtrun -o NAME.fxt r-count (forever) in the background; sets fxtrun_pid,
+# prog_pid and session once the program has made its first 1000 calls.
+start_counting() {
+	"$FXTRUN" -o "$1.fxt" "$RPROGS/r-count" >"$1.out" 2>"$1.err" 3>&- &
+	fxtrun_pid=$!
+	for _ in $(seq 200); do
+		grep -q "calls done" "$1.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	prog_pid=$(ps --ppid "$fxtrun_pid" -o pid= | tr -d ' ')
+	session=$(session_of "$prog_pid")
+	[ -n "$prog_pid" ] && [ -d "$session" ]
+}
+
+@test "fxtrun SIGKILLed: the program dies with it; fxt clean removes the stale session only" {
+	start_counting live			# a live session next to the stale one
+	live_fxtrun=$fxtrun_pid live_session=$session
+	start_counting killed
+	kill -KILL "$fxtrun_pid"
+	for _ in $(seq 100); do
+		gone "$prog_pid" && break
+		sleep 0.1
+	done
+	gone "$prog_pid"			# the program died with fxtrun
+	[ -d "$session" ]			# what a killed manager leaves
+	fxtrun_pid=$live_fxtrun
+	run "$FXT" clean
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed $session"* ]]
+	[ ! -e "$session" ]
+	[ -d "$live_session" ]			# never a live one
+	kill -TERM "$fxtrun_pid"		# (a background job ignores SIGINT)
+	wait "$fxtrun_pid" || true
+	"$FXT" check -q live.fxt
+	[ ! -e "$live_session" ]
+}
+
+@test "the next fxtrun removes sessions whose manager is dead" {
+	start_counting killed
+	kill -KILL "$fxtrun_pid"
+	for _ in $(seq 100); do
+		gone "$prog_pid" && break
+		sleep 0.1
+	done
+	[ -d "$session" ]
+	"$FXTRUN" -o next.fxt "$RPROGS/r-leaf" 2>/dev/null
+	[ ! -e "$session" ]
 }
