@@ -386,6 +386,15 @@ int cmd_record(int argc, char **argv)
 	}
 	const char *output = o.output ? o.output : "trace.fxt";
 	char prog[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX + 32];
+	struct stat ost;
+	if (o.output && stat(o.output, &ost) == 0 && S_ISREG(ost.st_mode) &&
+	    access(o.output, X_OK) == 0) {
+		/* `fxtrun -o ./app args`: the archive's name was forgotten */
+		fprintf(stderr, ME ": -o %s: is an executable file, not an archive name "
+				"(usage: fxtrun -o FILE PROGRAM)\n", o.output);
+		free_opts(&o);
+		return 2;
+	}
 	int rc = resolve(argv[at], prog, sizeof(prog));
 	if (rc < 0) {
 		/* As a shell says: "command not found" only for a name looked up on PATH. */

@@ -131,3 +131,12 @@ start_counting() {
 	"$FXTRUN" -o next.fxt "$RPROGS/r-leaf" 2>/dev/null
 	[ ! -e "$session" ]
 }
+
+@test "fxtrun -o ./app args (archive name forgotten): refused in one line, exit 2, app intact" {
+	cp "$RPROGS/r-leaf" app
+	run --separate-stderr "$FXTRUN" -o ./app ./app
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"-o ./app: is an executable file"* ]]
+	cmp app "$RPROGS/r-leaf"
+}
