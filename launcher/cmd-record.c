@@ -361,6 +361,13 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
+	if (st->impostors)
+		fprintf(stderr, ", %llu connection%s refused (STARTED for another process)",
+			(unsigned long long)st->impostors, st->impostors == 1 ? "" : "s");
+	if (st->corrupt)
+		fprintf(stderr, ".\n" ME ": %llu provider%s wrote corrupt data, kept up to its last "
+				"good record (pid %d: %s)", (unsigned long long)st->corrupt,
+			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
 	fprintf(stderr, ".\n" ME ": trace written to %s; open it in ui.perfetto.dev "
 			"(or: fxt report %s).\n", out, out);
 	if (!st->processes)
@@ -379,6 +386,15 @@ int cmd_record(int argc, char **argv)
 	}
 	const char *output = o.output ? o.output : "trace.fxt";
 	char prog[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX + 32];
+	struct stat ost;
+	if (o.output && stat(o.output, &ost) == 0 && S_ISREG(ost.st_mode) &&
+	    access(o.output, X_OK) == 0) {
+		/* `fxtrun -o ./app args`: the archive's name was forgotten */
+		fprintf(stderr, ME ": -o %s: is an executable file, not an archive name "
+				"(usage: fxtrun -o FILE PROGRAM)\n", o.output);
+		free_opts(&o);
+		return 2;
+	}
 	int rc = resolve(argv[at], prog, sizeof(prog));
 	if (rc < 0) {
 		/* As a shell says: "command not found" only for a name looked up on PATH. */
@@ -405,6 +421,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 
+	fxt_session_clean(NULL);	/* sessions of managers that were killed */
 	struct fxt_session s;
 	if ((rc = fxt_session_create(&s)) < 0) {
 		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
@@ -430,8 +447,14 @@ int cmd_record(int argc, char **argv)
 	}
 
 	double t0 = now_s();
+	pid_t me = getpid();
 	pid_t child = fork();
 	if (child == 0) {
+		/* The program dies with fxtrun (README "If fxtrun is killed"): without its manager
+		 * nothing it does is recorded, and a reparented program running on is what nobody
+		 * asked for. Checked after the prctl: fxtrun may have died before it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != me)
+			_exit(128 + SIGKILL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execv(prog, argv + at);
 		fprintf(stderr, ME ": %s: %s\n", argv[at], strerror(errno));

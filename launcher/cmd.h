@@ -12,6 +12,7 @@ int cmd_report(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 /* Opens FILE for a reading command; on failure prints "fxt CMD: FILE: reason" and returns
  * NULL (callers exit 2). */

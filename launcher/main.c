@@ -25,6 +25,7 @@ static const struct command {
 	{ "stats", cmd_stats, "counts, sizes, duration per provider and thread, drops" },
 	{ "dump", cmd_dump, "print one line per record" },
 	{ "check", cmd_check, "validate an archive (exit 0 valid, 1 invalid, 2 unreadable)" },
+	{ "clean", cmd_clean, "remove session directories left by a killed fxtrun" },
 	{ "recover", cmd_recover, "make the archive of a killed standalone run (FILE.part) valid" },
 };
 

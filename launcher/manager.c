@@ -1,5 +1,6 @@
 /* Manager side of the fxtrun protocol (tracing-system.md "Transport Protocol"): providers
- * connect to the session socket and say STARTED (version checked); their buffer files are mapped
+ * connect to the session socket and say STARTED (version checked, and only for the peer's own
+ * pid: SO_PEERCRED); their buffer files are mapped
  * read-only. On SAVE_BUFFER the provider's new records go into the archive (launcher/saver.c)
  * and BUFFER_SAVED answers; a provider that ends (its connection closes) gets its last records
  * and drop report written and its buffer deleted at once, so a long process tree holds only the
@@ -49,7 +50,7 @@ struct fxt_manager {
 	size_t npending, pending_cap;
 	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
 	uint64_t t0_tsc, t0_ns;
-	uint64_t saved, refused;
+	uint64_t saved, refused, impostors;
 	struct fxt_out *out;
 };
 
@@ -147,11 +148,14 @@ static int attach(struct fxt_manager *m, struct provider *p)
 		return rc ? rc : -EINVAL;
 	/* Only the header and what the provider reserved are read: the rest may be holes. */
 	madvise(map, (size_t)st.st_size, MADV_RANDOM);
-	if ((rc = fxt_buf_attach(&p->s.buf, map, (size_t)st.st_size)) < 0 ||
-	    !(p->s.chunks = calloc(p->s.buf.hdr->nchunks, sizeof(*p->s.chunks)))) {
+	/* The header is copied once: a provider scribbling over it later cannot move the areas
+	 * (or the sizes of what is allocated here) under the manager. */
+	if ((rc = fxt_buf_attach_copy(&p->s.buf, map, (size_t)st.st_size, &p->s.layout)) < 0 ||
+	    !(p->s.chunks = calloc(p->s.layout.nchunks + 1, sizeof(*p->s.chunks)))) {
 		munmap(map, (size_t)st.st_size);
 		return rc < 0 ? rc : -ENOMEM;
 	}
+	p->s.live = map;
 	p->map = map;
 	p->size = (size_t)st.st_size;
 	return 0;
@@ -184,10 +188,26 @@ static void drop_pending(struct fxt_manager *m, size_t i)
 	m->pending[i] = m->pending[--m->npending];
 }
 
+/* Whether the peer of fd is the process pid of our user (SO_PEERCRED: the process that
+ * connected). A provider speaks only for itself: another process of the same user claiming a
+ * traced pid would take over that provider's connection. */
+static int peer_is(int fd, int pid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof(cred) &&
+	       cred.pid == pid && cred.uid == getuid();
+}
+
 static void on_started(struct fxt_manager *m, int fd, const trace_provider_packet_t *pk)
 {
 	int pid = (int)(uint32_t)pk->data64;
 	uint32_t n = (uint32_t)(pk->data64 >> 32);
+	if (pid <= 0 || !peer_is(fd, pid)) {
+		m->impostors++;	/* its claim is ignored; the real provider's buffer is kept */
+		close(fd);
+		return;
+	}
 	struct provider *p = add(m, pid, n);
 	if (!p || pk->request != TRACE_PROVIDER_STARTED || pk->reserved ||
 	    pk->data32 != TRACE_PROVIDER_FIFO_PROTOCOL_VERSION) {
@@ -215,7 +235,7 @@ static void on_packet(struct fxt_manager *m, struct provider *p)
 		p->conn = -1;
 		/* Stopped or gone: its section is final; free its buffer now, so a long tree of
 		 * processes holds only the live ones' buffers. */
-		if (p->map && (__atomic_load_n(&p->s.buf.hdr->state, __ATOMIC_ACQUIRE) ==
+		if (p->map && (__atomic_load_n(&p->s.live->state, __ATOMIC_ACQUIRE) ==
 				       FXT_BUF_STOPPED ||
 			       (kill(p->s.pid, 0) < 0 && errno == ESRCH)))
 			finish(m, p);
@@ -354,12 +374,18 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 		st->dropped += p->s.st.dropped;
 		st->drop_reasons |= p->s.st.drop_reasons;
 		st->overwritten += p->s.st.overwritten;
+		const char *bad = p->s.vet ? fxt_vet_problem(p->s.vet) : NULL;
+		if (bad && !st->corrupt++) {
+			st->corrupt_pid = p->s.pid;
+			snprintf(st->corrupt_why, sizeof(st->corrupt_why), "%s", bad);
+		}
 	}
 	if (!rc)
 		rc = fxt_out_flush(m->out);
 	st->bytes = m->out->bytes;
 	st->saved = m->saved;
 	st->refused = m->refused;
+	st->impostors = m->impostors;
 	return rc ? rc : m->out->err;
 }
 
@@ -375,6 +401,7 @@ void fxt_manager_free(struct fxt_manager *m)
 			munmap(p->map, p->size);
 		free(p->s.chunks);
 		free(p->s.koids);
+		fxt_vet_free(p->s.vet);
 	}
 	for (size_t i = 0; i < m->npending; i++)
 		close(m->pending[i]);

@@ -23,6 +23,10 @@ struct fxt_manager_stats {
 	uint64_t overwritten;	/* providers whose circular buffer wrapped (oldest records gone) */
 	uint64_t saved;		/* bytes saved while running (streaming) */
 	uint64_t refused;	/* providers refused (unknown protocol version) */
+	uint64_t impostors;	/* connections refused: STARTED for a pid not the peer's own */
+	uint64_t corrupt;	/* providers whose data ended at a bad record (launcher/vet.h) */
+	int corrupt_pid;	/* the first of them, and why */
+	char corrupt_why[200];
 };
 
 /* A manager for the session in dir (buffers), writing the archive into out_fd (an empty file,

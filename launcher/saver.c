@@ -2,19 +2,20 @@
  * sequence order, each from where the last sweep of the same sequence number stopped up to its
  * first zero or torn header, copied straight into the archive's write buffer and kept only if
  * word 0 still holds that sequence afterwards (a circular buffer may reuse it meanwhile). A
- * continued chunk is re-opened with its thread record (thread indexes are per chunk). Streaming
- * saves write the records from the shared mapping with writev (the kernel's copy the only
- * one); other sweeps copy them once into the write buffer, and large durable runs are written
- * from the mapping directly. */
+ * continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
+ * are copied once, from the shared mapping into the write buffer, and vetted there (vet.h)
+ * before they are committed: the provider's bytes are untrusted, the bytes checked are the
+ * bytes written. The layout comes from the header copied at attach; counters read from the
+ * mapping are bounded by it. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/saver.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/protocol.h"
@@ -22,6 +23,9 @@
 #include "writer/fields.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
+
+/* Durable records are copied in pieces of at most this many words (half the write buffer). */
+#define PIECE_WORDS 32768u
 
 /* ---- the buffered archive writer ---- */
 
@@ -36,28 +40,6 @@ static int write_all(int fd, const void *data, size_t len)
 			return n < 0 ? -errno : -EIO;	/* a short write is an error (full disk) */
 		s += n;
 		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* writev until every byte is written (a short write continues; an error is returned). */
-static int writev_all(int fd, struct iovec *iov, int n)
-{
-	while (n) {
-		ssize_t w = writev(fd, iov, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		while (n && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
 	}
 	return 0;
 }
@@ -121,14 +103,16 @@ int fxt_out_start(struct fxt_out *o, int fd)
 
 /* ---- one provider ---- */
 
-/* The name of the process kernel object record for pid in the durable records (the preload
- * writes it inline), or "" if there is none. */
+/* The name of the process kernel object record for pid in the durable records d (a private
+ * copy: the preload writes it inline), or "" if there is none. */
 static void process_name(const uint64_t *d, size_t words, int pid, char *name, size_t size)
 {
 	name[0] = 0;
 	for (size_t at = 0; at < words; at += fxt_record_words(d[at])) {
 		uint64_t h = d[at];
 		uint64_t ref = fxt_field_get(FXT_KOBJ_NAME_REF, h);
+		if (!fxt_record_words(h) || fxt_record_words(h) > words - at)
+			break;
 		if (fxt_field_get(FXT_RECORD_TYPE, h) != FXT_RT_KERNEL_OBJECT ||
 		    fxt_record_words(h) < 2 ||
 		    fxt_field_get(FXT_KOBJ_TYPE, h) != FXT_OBJ_TYPE_PROCESS ||
@@ -180,24 +164,49 @@ static void count_threads(struct fxt_saved *s, const uint64_t *p, size_t words)
 	s->st.threads = s->nkoids;
 }
 
+/* Ticks per second for the provider's initialization record: its own, else the fallback. */
+static uint64_t tps_of(const struct fxt_saved *s, uint64_t fallback_tps)
+{
+	uint64_t tps = __atomic_load_n(&s->live->ticks_per_second, __ATOMIC_RELAXED);
+	return tps ? tps : fallback_tps;
+}
+
+/* Durable bytes the provider reserved, bounded by the area. */
+static uint64_t durable_used(const struct fxt_saved *s)
+{
+	uint64_t used = __atomic_load_n(&s->live->durable_used, __ATOMIC_ACQUIRE);
+	return used < s->layout.durable_size ? used : s->layout.durable_size;
+}
+
+/* Finds the process name in a private copy of the first durable records. */
+static void find_name(struct fxt_saved *s)
+{
+	size_t words = durable_used(s) / 8;
+	if (words > PIECE_WORDS)
+		words = PIECE_WORDS;
+	uint64_t *d = malloc(words * 8 + 8);
+	s->name[0] = 0;
+	if (!d)
+		return;
+	memcpy(d, fxt_buf_durable(&s->buf), words * 8);
+	process_name(d, words, s->pid, s->name, sizeof(s->name));
+	free(d);
+}
+
 /* The first bytes of a provider: info (named after its process), section, initialization. */
 static int prologue(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps)
 {
-	const struct fxt_buf_hdr *h = s->buf.hdr;
-	uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
-	if (used > h->durable_size)
-		used = h->durable_size;
 	char name[256];
-	const uint64_t *d = fxt_buf_durable(&s->buf);
-	process_name(d, fxt_archive_valid_prefix(d, used / 8) / 8, s->pid, name, sizeof(name));
-	if (!name[0])
+	find_name(s);
+	if (s->name[0])
+		snprintf(name, sizeof(name), "%s", s->name);
+	else
 		snprintf(name, sizeof(name), "pid %d", s->pid);
 	uint64_t rec[1 + 32];
 	int n = fxt_provider_info_write(rec, s->id, name, (uint32_t)strlen(name));
 	n += fxt_provider_section_write(rec + n, s->id);
-	uint64_t tps = h->ticks_per_second ? h->ticks_per_second : fallback_tps;
 	s->init_at = o->bytes + (uint64_t)n * 8 + 8;
-	n += fxt_init_write(rec + n, tps);
+	n += fxt_init_write(rec + n, tps_of(s, fallback_tps));
 	return emit(o, rec, (size_t)n * 8);
 }
 
@@ -214,42 +223,28 @@ static int open_section(struct fxt_out *o, struct fxt_saved *s, uint64_t fallbac
 	return emit(o, &rec, (size_t)fxt_provider_section_write(&rec, s->id) * 8);
 }
 
-/* The valid records of [p + from, p + words) (word offsets), counting events; returns the end
- * of the valid run in words. */
-static size_t valid_end(const uint64_t *p, size_t from, size_t words, uint64_t *events)
+/* The committed records of [p + from, p + words) (word offsets) as the live headers say; returns
+ * the end of the run in words. It stops at the first zero header (not committed yet); a
+ * non-zero header of a record that cannot be there (size 0, running past the area: no writer
+ * commits such a header) is included as one word, for the vetting to report. */
+static size_t valid_end(const uint64_t *p, size_t from, size_t words)
 {
 	size_t at = from;
-	uint64_t ev = 0;
 	while (at < words) {
 		uint64_t h = __atomic_load_n(&p[at], __ATOMIC_ACQUIRE);
 		uint64_t n = fxt_record_words(h);
-		if (!h || !n || n > words - at)
+		if (!h)
 			break;
-		ev += fxt_field_get(FXT_RECORD_TYPE, h) == FXT_RT_EVENT;
+		if (!n || n > words - at)
+			return at + 1;
 		at += n;
 	}
-	*events = ev;
 	return at;
-}
-
-/* Drops the records of [p, p + words) stamped after cutoff, in place; returns the words kept. */
-static size_t cut_after(uint64_t *p, size_t words, uint64_t cutoff)
-{
-	size_t at = 0, kept = 0;
-	while (at < words) {
-		uint64_t n = fxt_record_words(p[at]);
-		if (!fxt_archive_after(p + at, n, cutoff)) {
-			memmove(p + kept, p + at, n * 8);
-			kept += n;
-		}
-		at += n;
-	}
-	return kept;
 }
 
 /* A chunk's records to save: chunk idx (sequence seq) words [from, end) after its word 0. */
 struct run {
-	uint64_t seq, events;
+	uint64_t seq;
 	uint32_t idx;
 	uint32_t from, end;
 };
@@ -260,13 +255,24 @@ static int by_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Chunks that may hold records (fxt_buf_slots_used() with the live counters, bounded by the
+ * layout as attached). */
+static uint32_t slots_used(const struct fxt_saved *s)
+{
+	const struct fxt_buf_hdr *h = &s->layout;
+	uint64_t backed = __atomic_load_n(&s->live->backed, __ATOMIC_ACQUIRE);
+	uint64_t n = backed ? (backed > h->chunks_off ? (backed - h->chunks_off) / h->chunk_size : 0)
+			    : __atomic_load_n(&s->live->next_chunk, __ATOMIC_ACQUIRE);
+	return n < h->nchunks ? (uint32_t)n : h->nchunks;
+}
+
 /* What every chunk gained since the last save, in sequence order: *runs (malloc'd), returns
  * their number or -ENOMEM. Only headers are read here (acquire): every record counted was
  * committed, and so was every string record it refers to (committed before it). */
 static long plan(struct fxt_saved *s, struct run **runs)
 {
-	const struct fxt_buf_hdr *h = s->buf.hdr;
-	uint32_t slots = fxt_buf_slots_used(&s->buf);
+	const struct fxt_buf_hdr *h = &s->layout;
+	uint32_t slots = slots_used(s);
 	struct run *r = malloc((size_t)slots * sizeof(*r) + 1);
 	if (!r)
 		return -ENOMEM;
@@ -278,59 +284,28 @@ static long plan(struct fxt_saved *s, struct run **runs)
 			continue;
 		const struct saved_chunk *sc = &s->chunks[i];
 		size_t from = sc->seq == seq ? sc->bytes / 8 : 0;
-		uint64_t events;
-		size_t end = valid_end(c + 1, from, words, &events);
+		size_t end = valid_end(c + 1, from, words);
 		if (end > from)
-			r[k++] = (struct run){ seq, events, i, (uint32_t)from, (uint32_t)end };
+			r[k++] = (struct run){ seq, i, (uint32_t)from, (uint32_t)end };
 	}
 	qsort(r, k, sizeof(*r), by_seq);
 	*runs = r;
 	return (long)k;
 }
 
-/* Streaming, before the exit: the planned chunk records cannot change under us (a chunk is
- * reused only once this save is acknowledged), so they go to the file straight from the shared
- * mapping with writev, the kernel's copy the only one. */
-static int write_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r, size_t k)
-{
-	struct iovec iov[512];
-	int n = 0;
-	if (fxt_out_flush(o))
-		return o->err;
-	for (size_t j = 0; j <= k; j++) {
-		if (n && (j == k || n + 2 > (int)(sizeof(iov) / sizeof(iov[0])))) {
-			size_t len = 0;
-			for (int i = 0; i < n; i++)
-				len += iov[i].iov_len;
-			if ((o->err = writev_all(o->fd, iov, n)) < 0)
-				return o->err;
-			o->bytes += len;
-			n = 0;
-		}
-		if (j == k)
-			break;
-		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx);
-		if (r[j].from && fxt_field_get(FXT_RECORD_TYPE, c[1]) == FXT_RT_THREAD &&
-		    fxt_field_get(FXT_RECORD_SIZE, c[1]) == 3)
-			iov[n++] = (struct iovec){ (void *)(c + 1), 24 };	/* re-opened */
-		iov[n++] = (struct iovec){ (void *)(c + 1 + r[j].from),
-					   (size_t)(r[j].end - r[j].from) * 8 };
-		s->st.events += r[j].events;
-		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)r[j].end * 8 };
-	}
-	return 0;
-}
-
 /* Appends the planned runs: each copied straight into the write buffer, kept only if the chunk
- * still holds the same sequence afterwards (a circular buffer may reuse it meanwhile). A
- * continued chunk is re-opened with its thread record (thread indexes are per chunk). */
+ * still holds the same sequence afterwards (a circular buffer may reuse it meanwhile), then
+ * vetted in the buffer (events stamped after cutoff left out: threads still running while the
+ * provider's exit flush closed their frames would overlap the closed frames). A continued chunk
+ * is re-opened with its thread record (thread indexes are per chunk). */
 static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r, size_t k,
 		     uint64_t cutoff)
 {
-	for (size_t j = 0; j < k; j++) {
+	for (size_t j = 0; j < k && !fxt_vet_problem(s->vet); j++) {
 		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx);
-		int reopen = r[j].from && fxt_field_get(FXT_RECORD_TYPE, c[1]) == FXT_RT_THREAD &&
-			     fxt_field_get(FXT_RECORD_SIZE, c[1]) == 3;
+		uint64_t first = __atomic_load_n(&c[1], __ATOMIC_RELAXED);
+		int reopen = r[j].from && fxt_field_get(FXT_RECORD_TYPE, first) == FXT_RT_THREAD &&
+			     fxt_field_get(FXT_RECORD_SIZE, first) == 3;
 		size_t len = (reopen ? 3 : 0) + r[j].end - r[j].from;
 		uint64_t *dst = reserve(o, len * 8);
 		if (!dst)
@@ -341,90 +316,148 @@ static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r
 		atomic_thread_fence(memory_order_acquire);
 		if ((__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) & FXT_CHUNK_SEQ_MASK) != r[j].seq)
 			continue;	/* reused while read: its old records were saved before */
-		/* Events stamped after the provider's stop (threads still running while its exit
-		 * flush closed their frames) would overlap the closed frames: leave them out. */
-		if (cutoff)
-			len = cut_after(dst, len, cutoff);
+		uint64_t events;
+		len = fxt_vet_records(s->vet, dst, len, o->bytes, cutoff, &events);
 		commit(o, len * 8);
-		s->st.events += r[j].events;
+		s->st.events += events;
 		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)r[j].end * 8 };
 	}
 	return 0;
 }
 
+/* Appends the durable records [from, end) (word offsets) in pieces of at most PIECE_WORDS,
+ * vetted in the write buffer; a record cut by a piece's end starts the next piece. Returns the
+ * word offset up to which they were consumed through *done. */
+static int copy_durable(struct fxt_out *o, struct fxt_saved *s, size_t from, size_t end,
+			size_t *done)
+{
+	const uint64_t *d = fxt_buf_durable(&s->buf);
+	while (from < end && !fxt_vet_problem(s->vet)) {
+		size_t len = end - from < PIECE_WORDS ? end - from : PIECE_WORDS;
+		uint64_t *dst = reserve(o, len * 8);
+		if (!dst)
+			return o->err ? o->err : -EIO;
+		memcpy(dst, d + from, len * 8);
+		size_t whole = 0;
+		for (uint64_t n; whole < len && (n = fxt_record_words(dst[whole])) &&
+				 n <= len - whole;
+		     whole += n)
+			;
+		if (from + len < end && whole)
+			len = whole;	/* the rest of the cut record comes with the next piece */
+		uint64_t events;
+		size_t kept = fxt_vet_records(s->vet, dst, len, o->bytes, 0, &events);
+		count_threads(s, dst, kept);
+		commit(o, kept * 8);
+		from += len;
+	}
+	*done = from;
+	return 0;
+}
+
+/* Whether the layout fields of the live header differ from the copy taken at attach (no writer
+ * changes them: the provider scribbled over its header). */
+static int layout_changed(const struct fxt_saved *s)
+{
+	struct fxt_buf_hdr now;
+	memcpy(&now, s->live, offsetof(struct fxt_buf_hdr, ticks_per_second));
+	return memcmp(&now, &s->layout, offsetof(struct fxt_buf_hdr, ticks_per_second)) != 0;
+}
+
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   uint64_t fallback_tps)
 {
-	const struct fxt_buf_hdr *h = s->buf.hdr;
 	uint64_t start = o->bytes;
 	int opened = 0, rc = 0;
+	s->buf.hdr = &s->layout;	/* s may have moved since attach (an array that grows) */
+	if (!s->vet && !(s->vet = fxt_vet_new(s->id)))
+		return -ENOMEM;
+	if (!fxt_vet_problem(s->vet) && layout_changed(s))
+		fxt_vet_fail(s->vet, "buffer header overwritten");
+	if (fxt_vet_problem(s->vet))
+		return 0;	/* its data ended at its last good record */
 	/* The chunks' new records first, then the durable records: those include every string
 	 * the planned records refer to, and go into the archive before them. */
 	struct run *runs;
 	long k = plan(s, &runs);
 	if (k < 0)
 		return (int)k;
-	uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
-	if (used > h->durable_size)
-		used = h->durable_size;
-	const uint64_t *d = fxt_buf_durable(&s->buf);
-	uint64_t events;
-	size_t from = s->durable_saved / 8, end = valid_end(d, from, used / 8, &events);
+	size_t from = s->durable_saved / 8, end = valid_end(fxt_buf_durable(&s->buf), from,
+							    durable_used(s) / 8);
 	int first = !s->init_at;
 	if (end > from || first || k) {
 		rc = open_section(o, s, fallback_tps, &opened);
+		size_t done = from;
 		if (!rc)
-			rc = emit(o, d + from, (end - from) * 8);
-		count_threads(s, d + from, end - from);
-		s->durable_saved = end * 8;
+			rc = copy_durable(o, s, from, end, &done);
+		s->durable_saved = done * 8;
 	}
 	if (!rc && first) {
-		if (s->ppid <= 0)
-			s->ppid = (int)h->ppid; /* reaped before STARTED was read: its own word */
-		char name[256];
-		process_name(d, end, s->pid, name, sizeof(name));
+		if (s->ppid <= 0)	/* reaped before STARTED was read: its own word */
+			s->ppid = (int)__atomic_load_n(&s->live->ppid, __ATOMIC_RELAXED);
 		if (s->ppid > 0)
-			rc = emit_process(o, s->pid, s->ppid, name[0] ? name : "process");
+			rc = emit_process(o, s->pid, s->ppid, s->name[0] ? s->name : "process");
 	}
 	/* Read after the plan: 0 means every planned record was stamped before any stop. */
-	uint64_t stop = __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE);
+	uint64_t stop = __atomic_load_n(&s->live->stop_ticks, __ATOMIC_ACQUIRE);
 	if (stop && (!cutoff || stop < cutoff))
 		cutoff = stop;
 	if (!rc)
-		rc = h->mode == FXT_BUF_STREAMING && !cutoff ? write_runs(o, s, runs, (size_t)k)
-							      : copy_runs(o, s, runs, (size_t)k, cutoff);
+		rc = copy_runs(o, s, runs, (size_t)k, cutoff);
 	free(runs);
 	s->st.bytes += o->bytes - start;
 	return rc ? rc : o->err;
 }
 
+/* trace-format.md#instant-event: fxtauto's note that the provider's data ended early. */
+static int corrupt_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+			       const char *why)
+{
+	struct fxt_warg arg = fxt_arg_string(fxt_str_inl("reason", 6),
+					     fxt_str_inl(why, (uint32_t)strlen(why)));
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
+					    fxt_str_inl("provider data corrupt", 21), ts);
+	e.args = &arg;
+	e.nargs = 1;
+	if (fxt_event_words(&e) > dst_words)
+		return -EINVAL;
+	return fxt_event_write(dst, &e);
+}
+
 int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps)
 {
-	const struct fxt_buf_hdr *h = s->buf.hdr;
+	const struct fxt_buf_hdr *h = s->live;
 	uint64_t stop = __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE);
 	int rc = fxt_saver_save(o, s, stop, fallback_tps);
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);
-	int overwritten = h->mode == FXT_BUF_CIRCULAR && wraps;
+	uint32_t reasons = __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED);
+	int overwritten = s->layout.mode == FXT_BUF_CIRCULAR && wraps;
+	/* Unpaired records of a provider that dropped none: its data is not what it wrote. */
+	if (!rc && !dropped && !overwritten && s->vet)
+		fxt_vet_finish(s->vet);
+	const char *bad = s->vet ? fxt_vet_problem(s->vet) : NULL;
 	uint64_t start = o->bytes;
-	if (!rc && (dropped || overwritten)) {
+	if (!rc && (dropped || overwritten || bad)) {
 		/* Circular mode that wrapped overwrote its oldest records: the archive says so. */
-		uint64_t rec[FXT_OUTFILE_TRAILER_WORDS];
+		uint64_t rec[FXT_OUTFILE_TRAILER_WORDS + 64];
+		size_t cap = sizeof(rec) / 8;
+		uint64_t ts = stop ? stop : s->layout.start_ticks;
 		int n = fxt_provider_section_write(rec, s->id);
 		n += fxt_provider_event_write(rec + n, s->id, FXT_PE_BUFFER_OVERFLOW);
-		int m = dropped ? fxt_dropped_event_write(rec + n, FXT_OUTFILE_TRAILER_WORDS - (size_t)n,
-						      (uint64_t)s->pid, stop ? stop : h->start_ticks,
-						      dropped,
-						      __atomic_load_n(&h->drop_reasons,
-								      __ATOMIC_RELAXED))
+		int m = dropped ? fxt_dropped_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid,
+						      ts, dropped, reasons)
 				: 0;
-		rc = emit(o, rec, (size_t)(n + (m > 0 ? m : 0)) * 8);
+		n += m > 0 ? m : 0;
+		m = bad ? corrupt_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid, ts, bad) : 0;
+		n += m > 0 ? m : 0;
+		rc = emit(o, rec, (size_t)n * 8);
 	}
 	if (!rc && s->init_at)
-		rc = patch(o, s->init_at, h->ticks_per_second ? h->ticks_per_second : fallback_tps);
+		rc = patch(o, s->init_at, tps_of(s, fallback_tps));
 	s->st.bytes += o->bytes - start;
 	s->st.dropped = dropped;
-	s->st.drop_reasons = dropped ? __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED) : 0;
+	s->st.drop_reasons = dropped ? reasons : 0;
 	s->st.overwritten = overwritten;
 	s->st.processes = 1;
 	return rc ? rc : o->err;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "launcher/manager.h"
+#include "launcher/vet.h"
 #include "writer/buffer.h"
 
 /* How far a chunk (by index) was saved: its sequence number then, and the bytes written. */
@@ -25,7 +26,12 @@ struct saved_chunk {
 struct fxt_saved {
 	int pid, ppid;			/* ppid 0: unknown */
 	uint32_t id;			/* provider id in the archive */
-	struct fxt_buf buf;		/* attached read-only mapping */
+	struct fxt_buf buf;		/* attached read-only mapping; buf.hdr = &layout (set
+				 * again by each save: the struct may move) */
+	struct fxt_buf_hdr layout;	/* the header as attached: the layout never read again */
+	const struct fxt_buf_hdr *live;	/* the header in the mapping: counters only, untrusted */
+	struct fxt_vet *vet;		/* its records' checker, NULL before the first save */
+	char name[256];			/* its process name from its records, "" if none */
 	struct saved_chunk *chunks;	/* nchunks entries */
 	uint64_t durable_saved;		/* bytes of the durable area already in the archive */
 	uint64_t init_at;		/* archive offset of its ticks-per-second word, 0: none yet */
@@ -52,12 +58,17 @@ int fxt_out_flush(struct fxt_out *o);
 /* Saves what provider s gained since its last save: a section of its new durable and chunk
  * records (none if nothing is new). cutoff: leave out events stamped after it (0: none).
  * fallback_tps: the clock rate for its initialization record when the provider has not
- * stored one yet. Fails: -errno of the archive file. */
+ * stored one yet. Every record is copied into the write buffer and vetted there (launcher/
+ * vet.h) before it counts: the first bad one ends the provider's data (nothing more is saved
+ * from it; fxt_vet_problem(s->vet) says why). Fails: -errno of the archive file, -ENOMEM. */
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   uint64_t fallback_tps);
 
 /* Ends provider s: a last save, its dropped-records report (buffer-full event and count), and
- * its final ticks per second patched into its initialization record. Fails: -errno. */
+ * its final ticks per second patched into its initialization record. A provider whose data
+ * ended early (a bad record) gets a buffer-full event and an instant "provider data corrupt"
+ * of category fxtauto with the reason (argument "reason"), so that `fxt check` excuses what it
+ * lacks. Fails: -errno. */
 int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps);
 
 #endif

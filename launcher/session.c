@@ -1,11 +1,14 @@
 /* Session directories of fxtrun (mkdtemp: 0700; providers create their files 0600), the
- * manager's listening socket, cleanup, and where the preload library lives relative to
- * /proc/self/exe. Nothing here prints: callers report the -errno results. */
+ * manager's listening socket and its identity file, cleanup (its own, and stale sessions of
+ * managers that died), and where the preload library lives relative to /proc/self/exe.
+ * Nothing here prints: callers report the -errno results. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/session.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,41 @@ static int make_dir(char *out, const char *parent)
 	return 0;
 }
 
+/* Start time of process pid (clock ticks after boot, /proc/<pid>/stat field 22), or 0. */
+static unsigned long long start_time(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *e = strrchr(buf, ')');
+	unsigned long long t = 0;
+	if (!e || sscanf(e + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+				"%*d %*d %*d %llu", &t) != 1)
+		return 0;
+	return t;
+}
+
+/* FXT_SESSION_MANAGER in dir: "<pid> <start time>" of this process, created exclusively. */
+static int write_manager(const char *dir)
+{
+	char path[PATH_MAX + 32], line[64];
+	snprintf(path, sizeof(path), "%s/" FXT_SESSION_MANAGER, dir);
+	int n = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), start_time(getpid()));
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	int rc = write(fd, line, (size_t)n) == n ? 0 : -EIO;
+	close(fd);
+	return rc;
+}
+
 static const char *tmpdir(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -42,6 +80,8 @@ int fxt_session_create(struct fxt_session *s)
 	int rc = access("/dev/shm", W_OK) == 0 ? make_dir(s->dir, "/dev/shm") : -EACCES;
 	if (rc < 0 && (rc = make_dir(s->dir, tmpdir())) < 0)
 		return rc;
+	if ((rc = write_manager(s->dir)) < 0)
+		goto fail;
 
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", s->dir, FXT_SESSION_SOCKET) >=
@@ -65,7 +105,10 @@ static void remove_dir(char *dir)
 {
 	if (!dir[0])
 		return;
-	DIR *d = opendir(dir);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
 	if (d) {
 		struct dirent *e;
 		while ((e = readdir(d)))
@@ -115,4 +158,57 @@ int fxt_session_find_preload(char *out, size_t size)
 		}
 	}
 	return -ENOENT;
+}
+
+/* Whether session directory name in parent (a directory of ours) belongs to a manager that is
+ * gone: its identity file names a pid that is dead or was reused (another start time). A
+ * directory without the file is left alone (being created, or not fxtrun's). */
+static int stale(int parent, const char *name)
+{
+	struct stat st;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != getuid())
+		return 0;
+	char path[NAME_MAX + 32], line[64] = "";
+	snprintf(path, sizeof(path), "%s/" FXT_SESSION_MANAGER, name);
+	int fd = openat(parent, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	int pid;
+	unsigned long long t;
+	if (n <= 0 || sscanf(line, "%d %llu", &pid, &t) != 2 || pid <= 0)
+		return 0;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	unsigned long long now = start_time(pid);
+	return now && now != t;	/* the pid was reused by another process */
+}
+
+int fxt_session_clean(void (*removed)(const char *dir))
+{
+	const char *parents[] = { "/dev/shm", tmpdir() };
+	int count = 0;
+	for (size_t i = 0; i < 2; i++) {
+		if (i && !strcmp(parents[1], parents[0]))
+			break;
+		DIR *d = opendir(parents[i]);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (strncmp(e->d_name, "fxtrun.", 7) || !stale(dirfd(d), e->d_name))
+				continue;
+			char dir[PATH_MAX];
+			if (snprintf(dir, sizeof(dir), "%s/%s", parents[i], e->d_name) >= PATH_MAX)
+				continue;
+			if (removed)
+				removed(dir);
+			remove_dir(dir);
+			count++;
+		}
+		closedir(d);
+	}
+	return count;
 }

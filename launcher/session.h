@@ -22,6 +22,13 @@ int fxt_session_create(struct fxt_session *s);
  * Fails: never (best effort). Not thread-safe. */
 void fxt_session_remove(struct fxt_session *s);
 
+/* Removes the session directories (fxtrun.*, in /dev/shm and $TMPDIR) of this user whose
+ * manager is dead: the pid in their FXT_SESSION_MANAGER file is gone, or is another process
+ * now (its start time differs). A live session is never removed. removed (may be NULL) is
+ * told each directory before it goes. Returns how many were removed.
+ * Fails: never (best effort). Not thread-safe. */
+int fxt_session_clean(void (*removed)(const char *dir));
+
 /* Finds libfxtauto.so beside the running executable: the build tree (launcher/../preload/)
  * or an install (bin/../lib/ and its variants). Writes its absolute path to out.
  * Fails: -ENOENT (not found), -ENAMETOOLONG. Thread-safe. */

@@ -432,6 +432,58 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	return 1;
 }
 
+/* Decodes the record at pos (left words available) as the record at rec_offset: 1 decoded, 0
+ * skipped (unknown type), FXT_READ_TRUNCATED or FXT_READ_CORRUPT (r->err set); *words its size. */
+static int decode(struct fxt_reader *r, const uint64_t *pos, size_t left, struct fxt_record *rec,
+		  uint64_t *words_out)
+{
+	uint64_t h = *pos;
+	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
+	uint64_t words = type == FXT_RT_LARGE ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
+					       : fxt_field_get(FXT_RECORD_SIZE, h);
+	*words_out = words;
+	if (words == 0) {
+		fxt_fail(r, "record of type %u with size 0", type);
+		return FXT_READ_CORRUPT;
+	}
+	if (words > left) {
+		fxt_fail(r, "record of %llu words runs past the end (%zu words left)",
+			 (unsigned long long)words, left);
+		return FXT_READ_TRUNCATED;
+	}
+	struct fxt_cursor c = { pos + 1, pos + words };
+	rec->offset = r->rec_offset;
+	rec->words = words;
+	rec->type = type;
+	rec->provider_id = r->cur->id;
+	rec->nargs = 0;
+	int got;
+	switch (type) {
+	case FXT_RT_METADATA: got = read_metadata(r, h, &c, rec); break;
+	case FXT_RT_INITIALIZATION: got = read_init(r, h, &c, rec); break;
+	case FXT_RT_STRING: got = read_string(r, h, &c, rec); break;
+	case FXT_RT_THREAD: got = read_thread(r, h, &c, rec); break;
+	case FXT_RT_EVENT: got = read_event(r, h, &c, rec); break;
+	case FXT_RT_BLOB: got = read_blob(r, h, &c, rec); break;
+	case FXT_RT_USERSPACE_OBJECT: got = read_uobj(r, h, &c, rec); break;
+	case FXT_RT_KERNEL_OBJECT: got = read_kobj(r, h, &c, rec); break;
+	case FXT_RT_SCHEDULING: got = read_sched(r, h, &c, rec); break;
+	case FXT_RT_LOG: got = read_log(r, h, &c, rec); break;
+	case FXT_RT_LARGE: got = read_large(r, h, &c, rec); break;
+	default:
+		r->stats.unknown_skipped++;
+		got = 0;
+	}
+	if (got < 0)
+		return FXT_READ_CORRUPT;
+	if (got > 0 && fxt_cursor_left(&c) &&
+	    violation(r, "record of %llu words is larger than its fields", (unsigned long long)words))
+		return FXT_READ_CORRUPT;
+	r->stats.records++;
+	r->stats.bytes += words * 8;
+	return got > 0;
+}
+
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 {
 	for (;;) {
@@ -446,53 +498,28 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 			}
 			return r->state = FXT_READ_END;
 		}
-		uint64_t h = *r->pos;
-		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
-		uint64_t words = type == FXT_RT_LARGE ? fxt_field_get(FXT_LARGE_RECORD_SIZE, h)
-						       : fxt_field_get(FXT_RECORD_SIZE, h);
-		if (words == 0) {
-			fxt_fail(r, "record of type %u with size 0", type);
-			return r->state = FXT_READ_CORRUPT;
-		}
-		if (words > left) {
-			fxt_fail(r, "record of %llu words runs past the end (%zu words left)",
-				 (unsigned long long)words, left);
-			return r->state = FXT_READ_TRUNCATED;
-		}
-		struct fxt_cursor c = { r->pos + 1, r->pos + words };
-		rec->offset = r->rec_offset;
-		rec->words = words;
-		rec->type = type;
-		rec->provider_id = r->cur->id;
-		rec->nargs = 0;
-		int got;
-		switch (type) {
-		case FXT_RT_METADATA: got = read_metadata(r, h, &c, rec); break;
-		case FXT_RT_INITIALIZATION: got = read_init(r, h, &c, rec); break;
-		case FXT_RT_STRING: got = read_string(r, h, &c, rec); break;
-		case FXT_RT_THREAD: got = read_thread(r, h, &c, rec); break;
-		case FXT_RT_EVENT: got = read_event(r, h, &c, rec); break;
-		case FXT_RT_BLOB: got = read_blob(r, h, &c, rec); break;
-		case FXT_RT_USERSPACE_OBJECT: got = read_uobj(r, h, &c, rec); break;
-		case FXT_RT_KERNEL_OBJECT: got = read_kobj(r, h, &c, rec); break;
-		case FXT_RT_SCHEDULING: got = read_sched(r, h, &c, rec); break;
-		case FXT_RT_LOG: got = read_log(r, h, &c, rec); break;
-		case FXT_RT_LARGE: got = read_large(r, h, &c, rec); break;
-		default:
-			r->stats.unknown_skipped++;
-			got = 0;
-		}
+		uint64_t words;
+		int got = decode(r, r->pos, left, rec, &words);
 		if (got < 0)
-			return r->state = FXT_READ_CORRUPT;
-		if (got > 0 && fxt_cursor_left(&c) &&
-		    violation(r, "record of %llu words is larger than its fields", (unsigned long long)words))
-			return r->state = FXT_READ_CORRUPT;
+			return r->state = got;
 		r->pos += words;
-		r->stats.records++;
-		r->stats.bytes += words * 8;
 		if (got > 0)
 			return FXT_READ_RECORD;
 	}
+}
+
+int fxt_reader_decode(struct fxt_reader *r, const uint64_t *p, size_t words, uint64_t offset,
+		      struct fxt_record *rec)
+{
+	if (!words) {
+		r->rec_offset = offset;
+		fxt_fail(r, "no record");
+		return FXT_READ_TRUNCATED;
+	}
+	uint64_t n;
+	r->rec_offset = offset;
+	int got = decode(r, p, words, rec, &n);
+	return got > 0 ? FXT_READ_RECORD : got;
 }
 
 static int reader_new(struct fxt_reader **out, const void *data, size_t len, unsigned flags)

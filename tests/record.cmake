@@ -3,7 +3,8 @@
 # are checked with `fxt check`, `fxt dump` and tests/e2e/fxt-calls (the project's reader).
 find_program(BASH bash REQUIRED)
 set(FXT_RPROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/rprogs)
-foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit r-forks)
+foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit r-forks
+		r-scribble)
 	add_executable(rprog-${name} progs/${name}.c)
 	target_compile_options(rprog-${name} PRIVATE -finstrument-functions -O0 -g -pthread -Wall
 		-Wextra $<$<BOOL:${FXT_WERROR}>:-Werror>)
@@ -39,4 +40,8 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
 		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/completeness.bats)
 	set_tests_properties(completeness-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 600)
+	add_test(NAME fxtrun-trust-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun RPROGS=${FXT_RPROGS_DIR}
+		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-trust.bats)
+	set_tests_properties(fxtrun-trust-bats PROPERTIES LABELS e2e TIMEOUT 300)
 endif()

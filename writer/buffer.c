@@ -54,6 +54,17 @@ int fxt_buf_init_at(struct fxt_buf *b, void *mem, size_t size, uint32_t hdr_off,
 	return 0;
 }
 
+/* Whether header h describes a buffer of the manager's layout inside size bytes. */
+static int layout_ok(const struct fxt_buf_hdr *h, size_t size)
+{
+	return h->size <= size && h->mode <= FXT_BUF_GROWING && !h->hdr_off &&
+	       h->durable_off == FXT_BUF_HDR_SIZE && !(h->durable_size & 7) &&
+	       h->durable_size <= h->size - FXT_BUF_HDR_SIZE &&
+	       h->chunks_off == h->durable_off + h->durable_size &&
+	       h->chunk_size >= FXT_BUF_MIN_CHUNK && !(h->chunk_size & 7) &&
+	       (uint64_t)h->nchunks * h->chunk_size <= h->size - h->chunks_off;
+}
+
 int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size)
 {
 	if (!b || !mem || ((uintptr_t)mem & 7) || size < FXT_BUF_HDR_SIZE)
@@ -63,16 +74,29 @@ int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size)
 		return -EINVAL;	/* a manager attaches to buffers with the header first */
 	if (h->version != FXT_BUF_VERSION)
 		return -EPROTONOSUPPORT;
-	if (h->size > size || h->mode > FXT_BUF_GROWING || h->hdr_off ||
-	    h->durable_off != FXT_BUF_HDR_SIZE ||
-	    (h->durable_size & 7) || h->durable_size > h->size - FXT_BUF_HDR_SIZE ||
-	    h->chunks_off != h->durable_off + h->durable_size || h->chunk_size < FXT_BUF_MIN_CHUNK ||
-	    (h->chunk_size & 7) ||
-	    (uint64_t)h->nchunks * h->chunk_size > h->size - h->chunks_off)
+	if (!layout_ok(h, size))
 		return -EINVAL;
 	memset(b, 0, sizeof(*b));
 	b->hdr = mem;
 	b->base = mem;
+	return 0;
+}
+
+int fxt_buf_attach_copy(struct fxt_buf *b, const void *mem, size_t size, struct fxt_buf_hdr *copy)
+{
+	if (!b || !mem || !copy || ((uintptr_t)mem & 7) || size < FXT_BUF_HDR_SIZE)
+		return -EINVAL;
+	memcpy(copy, mem, sizeof(*copy));
+	atomic_thread_fence(memory_order_acquire);
+	if (copy->magic != FXT_BUF_MAGIC)
+		return -EINVAL;
+	if (copy->version != FXT_BUF_VERSION)
+		return -EPROTONOSUPPORT;
+	if (!layout_ok(copy, size) || copy->chunk_size > FXT_BUF_MAX_CHUNK)
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	b->hdr = copy;
+	b->base = (uint8_t *)(uintptr_t)mem;
 	return 0;
 }
 

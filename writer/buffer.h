@@ -34,6 +34,7 @@
 #define FXT_BUF_HDR_SIZE 4096u
 #define FXT_BUF_MIN_CHUNK 256u		/* bytes; chunk sizes are multiples of 8 */
 #define FXT_BUF_DEFAULT_CHUNK 32768u
+#define FXT_BUF_MAX_CHUNK (1u << 18)	/* the largest a manager accepts (fxt_buf_attach_copy) */
 
 enum fxt_buf_mode {
 	FXT_BUF_ONESHOT = 0,	/* chunks run out: record no more, count drops */
@@ -160,6 +161,14 @@ int fxt_buf_init_at(struct fxt_buf *b, void *mem, size_t size, uint32_t hdr_off,
  * Fails: -EINVAL (not a buffer, or inconsistent), -EPROTONOSUPPORT (other version).
  * Thread-safe; async-signal-safe. */
 int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size);
+
+/* As fxt_buf_attach(), for a reader that does not trust the writer (the trace manager): the
+ * header is copied into *copy first and only the copy is checked and used for the layout
+ * (b->hdr = copy), so a writer that later scribbles over its header cannot move the areas
+ * under the reader; chunk sizes above FXT_BUF_MAX_CHUNK are refused. The counters must be read
+ * from the mapping itself ((const struct fxt_buf_hdr *)mem), and bounded by the copy's layout.
+ * Fails: -EINVAL, -EPROTONOSUPPORT as fxt_buf_attach(). Thread-safe; async-signal-safe. */
+int fxt_buf_attach_copy(struct fxt_buf *b, const void *mem, size_t size, struct fxt_buf_hdr *copy);
 
 /* Reserves `words` words in the durable area: one atomic add. The caller writes the record and
  * commits it (header last, release). Full: NULL, state becomes FXT_BUF_DURABLE_FULL and the

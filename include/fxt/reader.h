@@ -170,6 +170,16 @@ void fxt_reader_close(struct fxt_reader *r);
  * in stats) as the spec allows; they never end the read. */
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
 
+/* Decodes the one record at the start of [p, p + words) (8-byte aligned, any bytes) with r's
+ * tables and flags, as if it came next in r's archive at byte offset `offset` (its string and
+ * thread records register in r's tables); r's own position is left alone. Views in *rec point
+ * into p. Used to vet records before they are copied (the trace manager). Returns
+ * FXT_READ_RECORD, FXT_READ_END for a record skipped (unknown type or subtype),
+ * FXT_READ_TRUNCATED (it runs past words) or FXT_READ_CORRUPT (fxt_reader_error() says why).
+ * Fails: as said. Not thread-safe (one reader, one thread). */
+int fxt_reader_decode(struct fxt_reader *r, const uint64_t *p, size_t words, uint64_t offset,
+		      struct fxt_record *rec);
+
 const struct fxt_read_error *fxt_reader_error(const struct fxt_reader *r);
 const struct fxt_reader_stats *fxt_reader_stats(const struct fxt_reader *r);
 

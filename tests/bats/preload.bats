@@ -204,3 +204,21 @@ names() {
 	[[ "$output" == *"SIGTERM old default"*"SIGTERM handled 15"*"SIGUSR1 handled 10"* ]]
 	"$FXT" check -q h.fxt
 }
+
+@test "FXT_OUTPUT where the archive cannot be written: one line at start, tracing off" {
+	local plain_out plain_status
+	plain_out=$("$PROGS/s-exit" exit) || plain_status=$?
+	touch notadir
+	mkdir ro && chmod 0500 ro
+	dirs=(notadir)
+	[ "$(id -u)" -ne 0 ] && dirs+=(ro)	# root writes anywhere
+	for d in "${dirs[@]}"; do
+		run --separate-stderr env FXT_OUTPUT="$d/out.fxt" LD_PRELOAD="$FXTAUTO" \
+			"$PROGS/s-exit" exit
+		[ "$status" -eq "$plain_status" ]
+		[ "$output" = "$plain_out" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" == *"tracing off"* ]]
+		[ ! -e "$d/out.fxt" ] && [ ! -e "$d/out.fxt.part" ]
+	done
+}

@@ -1,0 +1,140 @@
+/* Record vetting of the trace manager (vet.h): a STRICT reader decodes each record against the
+ * provider's tables (fxt_reader_decode) and the validator of fxt/reader.h applies the rules
+ * spanning records; both are primed with the magic number and provider info records the saver
+ * writes for the provider, so they see the provider's records as `fxt check` will. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "launcher/vet.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt/reader.h"
+#include "writer/archive.h"
+#include "writer/fields.h"
+#include "writer/records.h"
+
+struct fxt_vet {
+	struct fxt_reader *r;		/* STRICT, over no data: records arrive by decode */
+	struct fxt_validator *val;
+	int bad;
+	char problem[200];
+};
+
+static const uint64_t nothing;
+
+void fxt_vet_fail(struct fxt_vet *v, const char *why)
+{
+	if (v->bad)
+		return;
+	v->bad = 1;
+	snprintf(v->problem, sizeof(v->problem), "%s", why);
+}
+
+/* Feeds one well-formed record of ours (magic, provider info) to both checkers. */
+static int prime(struct fxt_vet *v, uint64_t *rec, int words)
+{
+	struct fxt_record d;
+	if (words <= 0 || fxt_reader_decode(v->r, rec, (size_t)words, 0, &d) != FXT_READ_RECORD)
+		return -1;
+	return fxt_validator_add(v->val, &d) < 0 ? -1 : 0;
+}
+
+struct fxt_vet *fxt_vet_new(uint32_t provider_id)
+{
+	struct fxt_vet *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	uint64_t rec[2];
+	if (fxt_reader_open_mem(&v->r, &nothing, 0, FXT_READER_STRICT) < 0 ||
+	    fxt_validator_new(&v->val) < 0 || prime(v, rec, fxt_magic_write(rec)) < 0 ||
+	    prime(v, rec, fxt_provider_info_write(rec, provider_id, "", 0)) < 0) {
+		fxt_vet_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void fxt_vet_free(struct fxt_vet *v)
+{
+	if (!v)
+		return;
+	fxt_validator_free(v->val);
+	fxt_reader_close(v->r);
+	free(v);
+}
+
+/* Record types a provider writes into its buffer: not metadata or initialization records
+ * (the manager writes those: a provider section in a chunk would move records to another
+ * provider), nor types the spec leaves undefined; large records (sampled stacks) are. */
+static int provider_type(unsigned type)
+{
+	return (type >= FXT_RT_STRING && type <= FXT_RT_LOG) || type == FXT_RT_LARGE;
+}
+
+size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,
+		       uint64_t cutoff, uint64_t *events)
+{
+	size_t at = 0, kept = 0;
+	uint64_t ev = 0;
+	char why[200];
+	while (!v->bad && at < words) {
+		uint64_t off = offset + at * 8;
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[at]);
+		if (!provider_type(type)) {
+			snprintf(why, sizeof(why), "offset %" PRIu64 ": record type %u in a buffer", off,
+				 type);
+			fxt_vet_fail(v, why);
+			break;
+		}
+		struct fxt_record rec;
+		int rc = fxt_reader_decode(v->r, p + at, words - at, off, &rec);
+		if (rc != FXT_READ_RECORD) {
+			const struct fxt_read_error *e = fxt_reader_error(v->r);
+			snprintf(why, sizeof(why), "offset %" PRIu64 ": %s", off,
+				 rc == FXT_READ_END ? "record of an undefined type" : e->msg);
+			fxt_vet_fail(v, why);
+			break;
+		}
+		size_t n = (size_t)rec.words;
+		if (cutoff && fxt_archive_after(p + at, n, cutoff)) {
+			at += n;	/* left out: never fed to the validator */
+			continue;
+		}
+		rec.offset = offset + kept * 8;
+		rc = fxt_validator_add(v->val, &rec);
+		if (rc < 0) {
+			snprintf(why, sizeof(why), "offset %" PRIu64 ": %s", rec.offset,
+				 rc == -EBADMSG ? fxt_validator_problem(v->val)->msg
+						: "out of memory");
+			fxt_vet_fail(v, why);
+			break;
+		}
+		ev += type == FXT_RT_EVENT;
+		if (kept != at)
+			memmove(p + kept, p + at, n * 8);
+		kept += n;
+		at += n;
+	}
+	*events = ev;
+	return kept;
+}
+
+int fxt_vet_finish(struct fxt_vet *v)
+{
+	if (v->bad)
+		return -1;
+	int rc = fxt_validator_finish(v->val);
+	if (!rc)
+		return 0;
+	fxt_vet_fail(v, rc == -EBADMSG ? fxt_validator_problem(v->val)->msg : "out of memory");
+	return -1;
+}
+
+const char *fxt_vet_problem(const struct fxt_vet *v)
+{
+	return v->bad ? v->problem : NULL;
+}

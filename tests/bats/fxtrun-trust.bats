@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# fxtrun against untrusted providers and peers (issue 17): a program that scribbles over its own
+# trace buffer, a process that forges a provider's STARTED, a killed fxtrun. Paths from ctest
+# (tests/record.cmake): FXT, FXTRUN, RPROGS (tests/progs/r-*).
+# SPDX-License-Identifier: MIT
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	mkdir -p "$TMPDIR"
+	fxtrun_pid=
+}
+
+teardown() {
+	# a test that failed half-way leaves no fxtrun (nor r-count) running
+	if [ -n "$fxtrun_pid" ] && kill -0 "$fxtrun_pid" 2>/dev/null; then
+		kill -TERM "$fxtrun_pid"
+		sleep 1
+		kill -KILL "$fxtrun_pid" 2>/dev/null || true
+	fi
+	true
+}
+
+# calls ARCHIVE FUNCTION: duration complete events named FUNCTION, over all providers.
+calls() {
+	"$FXT" dump "$1" | grep -c "^[0-9a-f]* complete .* name=\"$2\" " || true
+}
+
+# scribbled MODE: r-scribble MODE under fxtrun; its healthy child keeps every call, the archive
+# is valid, the summary and the archive name the scribbler.
+scribbled() {
+	run --separate-stderr timeout 60 "$FXTRUN" -o s.fxt "$RPROGS/r-scribble" "$1"
+	[ "$status" -eq 3 ]	# as untraced
+	"$FXT" check -q s.fxt
+	[ "$(calls s.fxt child_call)" -eq 1000 ]
+	[[ "$stderr" == *"1 provider wrote corrupt data"* ]]
+	pid=$(grep -o 'corrupt data.*(pid [0-9]*' <<<"$stderr" | grep -o '[0-9]*$')
+	"$FXT" dump s.fxt | grep -q "thread=$pid/$pid cat=\"fxtauto\" name=\"provider data corrupt\""
+}
+
+@test "scribbled records: that provider ends at its last good record, the others are whole" {
+	scribbled records
+	[[ "$stderr" == *"(pid $pid: offset "* ]]	# where in the archive it ended
+}
+
+@test "a record header running past its chunk: the provider's data ends there" {
+	scribbled tail
+}
+
+@test "a scribbled buffer header: no huge allocation, the archive is written and valid" {
+	scribbled header
+	[[ "$stderr" == *"buffer header overwritten"* ]]
+}
+
+@test "STARTED for another process's pid is refused (SO_PEERCRED); that provider is whole" {
+	cat >forge.py <<'PY'
+import os, socket, struct, sys, time
+pid = int(sys.argv[1])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(os.environ["FXT_SESSION"] + "/manager.sock")
+s.send(struct.pack("<HHIQ", 1, 0, 1, pid))	# STARTED, version 1, buffer <pid>.0
+s.settimeout(10)
+print("forger got %d bytes" % len(s.recv(16)))	# 0: the manager closed its side
+PY
+	run --separate-stderr timeout 120 "$FXTRUN" --buffer-size 1M -o f.fxt sh -c \
+		'"$0" 40000 >/dev/null & sleep 0.3; python3 forge.py $!; wait $!' "$RPROGS/r-count"
+	[ "$status" -eq 0 ]
+	[ "$output" = "forger got 0 bytes" ]
+	[[ "$stderr" == *"1 connection refused (STARTED for another process)"* ]]
+	[[ "$stderr" == *"no records dropped"* ]]
+	"$FXT" check -q f.fxt
+	[ "$(calls f.fxt work)" -eq 40000 ]
+}
+
+# session_of PID: the session directory in the environment of process PID.
+session_of() {
+	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^FXT_SESSION=//p'
+}
+
+# gone PID: no such process, or a zombie nobody reaps (this machine's init may not).
+gone() {
+	[ ! -e "/proc/$1/stat" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
+}
+
+# start_counting NAME: fxtrun -o NAME.fxt r-count (forever) in the background; sets fxtrun_pid,
+# prog_pid and session once the program has made its first 1000 calls.
+start_counting() {
+	"$FXTRUN" -o "$1.fxt" "$RPROGS/r-count" >"$1.out" 2>"$1.err" 3>&- &
+	fxtrun_pid=$!
+	for _ in $(seq 200); do
+		grep -q "calls done" "$1.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	prog_pid=$(ps --ppid "$fxtrun_pid" -o pid= | tr -d ' ')
+	session=$(session_of "$prog_pid")
+	[ -n "$prog_pid" ] && [ -d "$session" ]
+}
+
+@test "fxtrun SIGKILLed: the program dies with it; fxt clean removes the stale session only" {
+	start_counting live			# a live session next to the stale one
+	live_fxtrun=$fxtrun_pid live_session=$session
+	start_counting killed
+	kill -KILL "$fxtrun_pid"
+	for _ in $(seq 100); do
+		gone "$prog_pid" && break
+		sleep 0.1
+	done
+	gone "$prog_pid"			# the program died with fxtrun
+	[ -d "$session" ]			# what a killed manager leaves
+	fxtrun_pid=$live_fxtrun
+	run "$FXT" clean
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed $session"* ]]
+	[ ! -e "$session" ]
+	[ -d "$live_session" ]			# never a live one
+	kill -TERM "$fxtrun_pid"		# (a background job ignores SIGINT)
+	wait "$fxtrun_pid" || true
+	"$FXT" check -q live.fxt
+	[ ! -e "$live_session" ]
+}
+
+@test "the next fxtrun removes sessions whose manager is dead" {
+	start_counting killed
+	kill -KILL "$fxtrun_pid"
+	for _ in $(seq 100); do
+		gone "$prog_pid" && break
+		sleep 0.1
+	done
+	[ -d "$session" ]
+	"$FXTRUN" -o next.fxt "$RPROGS/r-leaf" 2>/dev/null
+	[ ! -e "$session" ]
+}
+
+@test "fxtrun -o ./app args (archive name forgotten): refused in one line, exit 2, app intact" {
+	cp "$RPROGS/r-leaf" app
+	run --separate-stderr "$FXTRUN" -o ./app ./app
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"-o ./app: is an executable file"* ]]
+	cmp app "$RPROGS/r-leaf"
+}
