@@ -1,8 +1,8 @@
 /* The contract between the trace manager (fxtrun, launcher/manager.c) and each provider (the
  * preload, preload/provider.c): the environment fxtrun sets, the session directory layout, the
  * FIFO packets of tracing-system.md "Trace Manager/Provider FIFO Protocol" carried over an
- * AF_UNIX SOCK_SEQPACKET connection, and the meaning of word 0 of a chunk in circular and
- * streaming modes. Both sides include this header; a change here bumps the protocol version. */
+ * AF_UNIX SOCK_SEQPACKET connection (the buffer itself, word 0 of chunks included, is
+ * writer/buffer.h's contract). Both sides include this header; a change here bumps the protocol version. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_PROTOCOL_H
 #define FXT_COMMON_PROTOCOL_H
@@ -47,26 +47,5 @@ enum trace_provider_request {
 	/* manager -> provider (streaming): the request with the same data32/data64 is saved. */
 	TRACE_PROVIDER_BUFFER_SAVED = 0x100,
 };
-
-/*
- * Word 0 of a chunk (writer/buffer.h: "1 + the value of next_chunk that took it"). In circular
- * and streaming modes a chunk is reused, so its word 0 also says whether its writer left it:
- *   bits  0..39  sequence number (1-based, archive order); FXT_CHUNK_BUSY while being reset
- *   bits 40..62  streaming: low bits of the wrap count when the writer left the chunk
- *   bit  63      the writer left the chunk (it may be reused once its content is saved)
- * A manager reads a chunk's records only while word 0 holds the same sequence before and after.
- */
-#define FXT_CHUNK_SEQ_MASK ((1ULL << 40) - 1)
-#define FXT_CHUNK_BUSY FXT_CHUNK_SEQ_MASK
-#define FXT_CHUNK_WRAP_SHIFT 40
-#define FXT_CHUNK_WRAP_MASK ((1ULL << 23) - 1)
-#define FXT_CHUNK_CLOSED (1ULL << 63)
-
-/* The sequence number in chunk word w, or 0 for a chunk without records to read. */
-static inline uint64_t fxt_chunk_word_seq(uint64_t w)
-{
-	uint64_t seq = w & FXT_CHUNK_SEQ_MASK;
-	return seq == FXT_CHUNK_BUSY ? 0 : seq;
-}
 
 #endif

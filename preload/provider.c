@@ -1,11 +1,9 @@
 /* Provider side of the fxtrun protocol: the session buffer file, the STARTED / SAVE_BUFFER /
- * BUFFER_SAVED packets, and the chunk policies of circular and streaming modes. Invariants: a
- * chunk is handed to a new writer only after its previous writer left it (word 0 closed bit),
- * and in streaming mode only once the manager acknowledged a save made after it was left, so
- * every committed record is saved exactly once. Streaming waits for that acknowledgement
- * (back-pressure: nothing is lost) unless FXT_OVERFLOW=drop; a manager that does not answer
- * within FXT_SAVE_TIMEOUT_MS turns waiting into counted drops until it answers again. The
- * buffer file is reserved as it is used (preload/grow.c), never all at start. */
+ * BUFFER_SAVED packets, and the transport under the chunk policies (writer/policy.h): backing
+ * the file as it is used (preload/grow.c, never all at start), asking for saves and waiting for
+ * their acknowledgement. Streaming waits (back-pressure: nothing is lost) unless
+ * FXT_OVERFLOW=drop; a manager that does not answer within FXT_SAVE_TIMEOUT_MS turns waiting
+ * into counted drops until it answers again. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "preload/provider.h"
@@ -28,6 +26,7 @@
 #include "common/clock.h"
 #include "common/protocol.h"
 #include "preload/grow.h"
+#include "writer/policy.h"
 
 #define SOCK_FD_MIN 64	/* keep the program's own fd numbers as they would be untraced */
 #define SAVE_TIMEOUT_MS 5000	/* default wait for a save before the manager counts as gone */
@@ -45,58 +44,15 @@ static struct {
 	int unanswered;		/* a wait timed out: drop without waiting until an ack comes */
 } prov = { .sock = -1 };
 
-/* Streaming state of this process: roll = wrap count << 32 | chunks taken in the current half;
- * acks = halves the manager saved (requests 0 .. acks-1 acknowledged, in order). */
-static _Atomic uint64_t roll;
+/* Halves the manager saved (requests 0 .. acks-1 acknowledged, in order), and the policy's
+ * state (writer/policy.h). */
 static _Atomic uint32_t acks;
+static struct fxt_policy_state policy;
 static int polling;	/* 1 while one waiting writer polls the socket for BUFFER_SAVED */
 
 int fxtp_provider_managed(void)
 {
 	return __atomic_load_n(&prov.managed, __ATOMIC_RELAXED);
-}
-
-static uint64_t *chunk_at(struct fxt_buf *b, uint64_t idx)
-{
-	return (uint64_t *)(b->base + b->hdr->chunks_off + idx * b->hdr->chunk_size);
-}
-
-/* Claims chunk c whose word 0 was `old`: marks it busy, clears the previous writer's records,
- * then publishes the new sequence number. 0 if another taker won it. */
-static int claim(struct fxt_buf *b, uint64_t *c, uint64_t old)
-{
-	if (!old && fxtp_grow_back(b, (uint64_t)((uint8_t *)c - b->base) + b->hdr->chunk_size) < 0) {
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
-		return -1;	/* a chunk never taken lies past what the file system gave */
-	}
-	if (!__atomic_compare_exchange_n(&c[0], &old, FXT_CHUNK_BUSY, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return 0;
-	if (old)
-		memset(c + 1, 0, b->hdr->chunk_size - 8);
-	uint64_t seq = atomic_fetch_add_explicit(&b->hdr->next_chunk, 1, memory_order_relaxed);
-	__atomic_store_n(&c[0], (seq + 1) & FXT_CHUNK_SEQ_MASK, __ATOMIC_RELEASE);
-	return 1;
-}
-
-/* Circular: the next chunk in ring order that its writer left (or never taken). */
-static uint64_t *circular_take(struct fxt_buf *b)
-{
-	struct fxt_buf_hdr *h = b->hdr;
-	static _Atomic uint64_t cursor;
-	for (uint32_t i = 0; i < h->nchunks; i++) {
-		uint64_t at = atomic_fetch_add_explicit(&cursor, 1, memory_order_relaxed);
-		if (at && at % h->nchunks == 0)
-			atomic_fetch_add_explicit(&h->wraps, 1, memory_order_relaxed);
-		uint64_t *c = chunk_at(b, at % h->nchunks);
-		uint64_t old = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
-		if (old && !(old & FXT_CHUNK_CLOSED))
-			continue;	/* a writer still owns it */
-		int rc = claim(b, c, old);
-		if (rc)
-			return rc > 0 ? c : NULL;
-	}
-	return NULL;
 }
 
 /* 1 if prov.sock is still our connection (not closed and reused by the program). */
@@ -178,86 +134,31 @@ static int wait_acks(struct fxt_buf *b, uint32_t w)
 	return atomic_load(&acks) >= w;
 }
 
-/* Streaming: chunks of the current half in order; when it is full, switch to the other half
- * once the manager saved it (and ask for the full one to be saved). Until then: wait (default)
- * or drop (FXT_OVERFLOW=drop, or a manager that stopped answering). */
-static uint64_t *streaming_take(struct fxt_buf *b)
-{
-	struct fxt_buf_hdr *h = b->hdr;
-	uint32_t half = h->nchunks / 2;
-	for (;;) {
-		uint64_t r = atomic_load(&roll);
-		uint32_t w = (uint32_t)(r >> 32), k = (uint32_t)r;
-		if (k < half) {
-			if (!atomic_compare_exchange_weak(&roll, &r, r + 1))
-				continue;
-			uint64_t *c = chunk_at(b, (uint64_t)(w & 1) * half + k);
-			uint64_t old = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
-			/* Reusable once left at wrap <= w - 2: the save of that wrap (acknowledged
-			 * before this half came back) read everything its writer wrote. */
-			uint64_t left_at = old >> FXT_CHUNK_WRAP_SHIFT;
-			if (old && (!(old & FXT_CHUNK_CLOSED) ||
-				    ((w - left_at) & FXT_CHUNK_WRAP_MASK) < 2))
-				continue;
-			int rc = claim(b, c, old);
-			if (rc > 0)
-				return c;
-			if (rc < 0)
-				return NULL;
-			continue;
-		}
-		/* The half is used up: the other one must be saved (acknowledged) first. An
-		 * acknowledgement is looked for at every try: one that came is seen at once. */
-		if (atomic_load(&acks) < w && (poll_acks(), atomic_load(&acks) < w)) {
-			if (prov.overflow_drop) {
-				fxt_buf_drop_reason(b, FXT_DROP_OVERFLOW);
-				return NULL;
-			}
-			if (__atomic_load_n(&prov.unanswered, __ATOMIC_RELAXED) || !wait_acks(b, w))
-				return NULL;
-		}
-		if (atomic_compare_exchange_strong(&roll, &r, (uint64_t)(w + 1) << 32)) {
-			atomic_fetch_add_explicit(&h->wraps, 1, memory_order_relaxed);
-			send_packet(TRACE_PROVIDER_SAVE_BUFFER, w,
-				    atomic_load_explicit(&h->durable_used, memory_order_relaxed));
-		}
-	}
-}
-
-/* A writer leaves chunk c: closed bit, and (streaming) the wrap count read after its last
- * record, so the save of that wrap is known to hold all of them. */
-static void release(struct fxt_buf *b, uint64_t *c, const uint64_t *end)
+/* The policy's view of the manager (struct fxt_policy_ops). */
+static void request_save(struct fxt_buf *b, uint32_t w, uint64_t durable_used)
 {
 	(void)b;
-	(void)end;
-	atomic_thread_fence(memory_order_seq_cst);
-	uint64_t w = atomic_load(&roll) >> 32;
-	uint64_t v = __atomic_load_n(&c[0], __ATOMIC_RELAXED) & FXT_CHUNK_SEQ_MASK;
-	v |= FXT_CHUNK_CLOSED | (w & FXT_CHUNK_WRAP_MASK) << FXT_CHUNK_WRAP_SHIFT;
-	__atomic_store_n(&c[0], v, __ATOMIC_SEQ_CST);
+	send_packet(TRACE_PROVIDER_SAVE_BUFFER, w, durable_used);
 }
 
-/* Oneshot: chunks in order until they run out, each backed before it is handed out. */
-static uint64_t *oneshot_take(struct fxt_buf *b)
+static uint32_t acked(struct fxt_buf *b)
 {
-	struct fxt_buf_hdr *h = b->hdr;
-	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
-	if (seq >= h->nchunks) {
-		fxt_buf_drop_reason(b, FXT_DROP_FULL);
-		return NULL;
-	}
-	uint64_t *c = chunk_at(b, seq);
-	if (fxtp_grow_back(b, (uint64_t)((uint8_t *)c - b->base) + h->chunk_size) < 0) {
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
-		return NULL;
-	}
-	__atomic_store_n(&c[0], seq + 1, __ATOMIC_RELEASE);
-	return c;
+	(void)b;
+	poll_acks();
+	return atomic_load(&acks);
 }
 
-static const struct fxt_buf_policy oneshot_policy = { oneshot_take, NULL };
-static const struct fxt_buf_policy circular_policy = { circular_take, release };
-static const struct fxt_buf_policy streaming_policy = { streaming_take, release };
+static int wait_saved(struct fxt_buf *b, uint32_t w)
+{
+	if (prov.overflow_drop) {
+		fxt_buf_drop_reason(b, FXT_DROP_OVERFLOW);
+		return 0;
+	}
+	return !__atomic_load_n(&prov.unanswered, __ATOMIC_RELAXED) && wait_acks(b, w);
+}
+
+static const struct fxt_policy_ops manager_ops = { fxtp_grow_back, request_save, acked,
+						   wait_saved };
 
 /* Removes every LD_PRELOAD entry naming libfxtauto (--no-follow: children run untraced). */
 static void strip_preload(void)
@@ -390,10 +291,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	b->hdr->backed = b->hdr->chunks_off;
 	b->back_durable = fxtp_grow_durable;
 	b->hdr->ppid = (uint32_t)getppid();	/* before STARTED: the manager's /proc read is late */
-	b->policy = prov.mode == FXT_BUF_CIRCULAR    ? &circular_policy
-		    : prov.mode == FXT_BUF_STREAMING ? &streaming_policy
-						     : &oneshot_policy;
-	atomic_store(&roll, 0);
+	fxt_policy_install(b, &policy, &manager_ops);
 	atomic_store(&acks, 0);
 	prov.unanswered = 0;
 	*map = m;

@@ -43,5 +43,5 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 	add_test(NAME fxtrun-trust-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun RPROGS=${FXT_RPROGS_DIR}
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-trust.bats)
-	set_tests_properties(fxtrun-trust-bats PROPERTIES LABELS e2e TIMEOUT 300)
+	set_tests_properties(fxtrun-trust-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
 endif()

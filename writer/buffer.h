@@ -109,6 +109,28 @@ struct fxt_buf_hdr {
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
 _Static_assert(offsetof(struct fxt_buf_hdr, durable_used) % 64 == 0, "counters on own line");
 
+/*
+ * Word 0 of a chunk ("1 + the value of next_chunk that took it"). In circular and streaming
+ * modes (writer/policy.h) a chunk is reused, so its word 0 also says whether its writer left it:
+ *   bits  0..39  sequence number (1-based, archive order); FXT_CHUNK_BUSY while being reset
+ *   bits 40..62  streaming: low bits of the wrap count when the writer left the chunk
+ *   bit  63      the writer left the chunk (it may be reused once its content is saved)
+ * A manager reads a chunk's records only while word 0 holds the same sequence before and after.
+ */
+#define FXT_CHUNK_SEQ_MASK ((1ULL << 40) - 1)
+#define FXT_CHUNK_BUSY FXT_CHUNK_SEQ_MASK
+#define FXT_CHUNK_WRAP_SHIFT 40
+#define FXT_CHUNK_WRAP_MASK ((1ULL << 23) - 1)
+#define FXT_CHUNK_CLOSED (1ULL << 63)
+
+/* The sequence number in chunk word w, or 0 for a chunk without records to read. */
+static inline uint64_t fxt_chunk_word_seq(uint64_t w)
+{
+	uint64_t seq = w & FXT_CHUNK_SEQ_MASK;
+	return seq == FXT_CHUNK_BUSY ? 0 : seq;
+}
+
+
 struct fxt_buf;
 
 /* Chunk policy of the circular, streaming and growing modes (preload/provider.c,

@@ -1,7 +1,8 @@
-/* Claims about the trace buffer (writer/buffer.h) and archive assembly (writer/archive.h):
- * layout and attach validation, the durable area filling up (counted, never silent), and the
- * archive built from a buffer: magic, provider info/section, initialization, durable records,
- * chunks in order up to their first zero word, and the buffer-full event when records dropped. */
+/* Claims about the trace buffer (writer/buffer.h) and the standalone archive file
+ * (writer/outfile.h): layout and attach validation, the durable area filling up (counted,
+ * never silent), chunks that become plain FXT when left, a killed run's file recovered, and a
+ * finished file that the strict reader and the validator accept with every event and the
+ * dropped-records count. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 
 #include "check.h"
 #include "fxt/reader.h"
-#include "writer/archive.h"
+#include "writer/outfile.h"
+#include "writer/records.h"
 #include "writer/chunk.h"
 #include "writer/fields.h"
 
@@ -63,144 +65,125 @@ static void test_durable_full(void)
 	free(mem);
 }
 
-/* Collects the archive in memory. */
-struct sink {
-	uint64_t w[4096];
-	size_t n;
-};
-
-static int collect(void *ctx, const void *data, size_t len)
-{
-	struct sink *s = ctx;
-	if (s->n + len / 8 > 4096)
-		return -ENOSPC;
-	memcpy(s->w + s->n, data, len);
-	s->n += len / 8;
-	return 0;
-}
-
-/* Reads an assembled archive back with the project's reader, strictly. */
-static void read_back(const struct sink *s, int want_events, int want_overflow)
+/* Reads a file image back with the project's reader (strict) and its validator: the events
+ * named "work" on thread 7/8 lasting 10 ticks, the drop count, ticks per second and the name. */
+static void read_back(const void *mem, size_t bytes, int want_events, uint64_t want_dropped)
 {
 	struct fxt_reader *r;
+	struct fxt_validator *v;
 	struct fxt_record rec;
-	int events = 0, named = 0, overflow = 0, rc;
-	uint64_t tps = 0;
-	ok(fxt_reader_open_mem(&r, s->w, s->n * 8, FXT_READER_STRICT) == 0, "the reader opens it");
+	int events = 0, named = 0, rc, bad = 0;
+	uint64_t tps = 0, dropped = 0, n;
+	ok(fxt_reader_open_mem(&r, mem, bytes, FXT_READER_STRICT) == 0 &&
+		   fxt_validator_new(&v) == 0, "the reader opens it");
 	while ((rc = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
+		bad |= fxt_validator_add(v, &rec) != 0;
 		if (rec.type == FXT_RT_INITIALIZATION)
 			tps = rec.u.init.ticks_per_second;
-		if (rec.type == FXT_RT_EVENT) {
+		if (fxt_record_dropped(&rec, &n))
+			dropped += n;
+		else if (rec.type == FXT_RT_EVENT) {
 			events++;
 			named += rec.u.event.name.len == 4 && !memcmp(rec.u.event.name.s, "work", 4) &&
 				 rec.u.event.thread.pid == 7 && rec.u.event.thread.tid == 8 &&
 				 rec.u.event.end_ts == rec.u.event.ts + 10;
 		}
-		if (rec.type == FXT_RT_METADATA && rec.u.meta.meta_type == FXT_MT_PROVIDER_EVENT)
-			overflow = rec.u.meta.event_id == FXT_PE_BUFFER_OVERFLOW;
 	}
-	ok(rc == FXT_READ_END, "the strict reader reads it to a clean end (%d: %s)", rc,
-	   rc == FXT_READ_END ? "" : fxt_reader_error(r)->msg);
+	bad |= fxt_validator_finish(v) != 0;
+	ok(rc == FXT_READ_END && !bad, "strict reader and validator read it to a clean end (%d: %s)",
+	   rc, rc == FXT_READ_END ? "" : fxt_reader_error(r)->msg);
 	ok(events == want_events && named == want_events,
-	   "it reads %d events named \"work\" on thread 7/8 lasting 10 ticks (%d, %d)", want_events,
+	   "it holds %d events named \"work\" on thread 7/8 lasting 10 ticks (%d, %d)", want_events,
 	   events, named);
-	ok(tps == 3000, "the reader sees 3000 ticks per second");
-	ok(overflow == want_overflow, "a buffer-full event is there exactly when records dropped");
-	struct fxt_sv name = fxt_reader_provider_name(r, 99);
-	ok(name.len == 4 && !memcmp(name.s, "prog", 4), "provider 99 is named \"prog\"");
+	ok(tps == 3000, "its initialization record carries the ticks per second set last");
+	ok(dropped == want_dropped, "it counts %llu dropped records (%llu)",
+	   (unsigned long long)want_dropped, (unsigned long long)dropped);
+	struct fxt_sv name = fxt_reader_provider_name(r, 7);
+	ok(name.len == 4 && !memcmp(name.s, "prog", 4), "provider 7 is named \"prog\"");
+	fxt_validator_free(v);
 	fxt_reader_close(r);
 }
 
-static int fail_emit(void *ctx, const void *data, size_t len)
+static int back_ok(struct fxt_buf *b, uint64_t end)
 {
-	(void)ctx, (void)data, (void)len;
-	return -EIO;
+	(void)b, (void)end;
+	return 0;
 }
 
-static void test_archive(void)
+/* Writes string 1 "work" and thread 1 = 7/8 into the durable area. */
+static void durable_names(struct fxt_buf *b)
 {
-	size_t size = FXT_BUF_HDR_SIZE + 1024 + 4 * CHUNK;
-	void *mem = new_mem(size);
-	struct fxt_buf b;
-	struct fxt_chunk_w w;
-	fxt_buf_init(&b, mem, size, 1024, CHUNK, FXT_BUF_ONESHOT, 99);
-
-	/* durable: string 1 = "work" */
-	uint64_t *s = fxt_buf_durable_reserve(&b, 2);
+	uint64_t *s = fxt_buf_durable_reserve(b, 2);
 	memcpy(&s[1], "work\0\0\0", 8);
 	fxt_chunk_commit(s, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_STRING) |
 				    fxt_field_prep(FXT_RECORD_SIZE, 2) |
 				    fxt_field_prep(FXT_STRING_INDEX, 1) | fxt_field_prep(FXT_STRING_LEN, 4));
-	/* durable: thread 1 = pid 7, tid 8 */
-	uint64_t *t = fxt_buf_durable_reserve(&b, 3);
+	uint64_t *t = fxt_buf_durable_reserve(b, 3);
 	t[1] = 7;
 	t[2] = 8;
 	fxt_chunk_commit(t, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_THREAD) |
 				    fxt_field_prep(FXT_RECORD_SIZE, 3) | fxt_field_prep(FXT_THREAD_INDEX, 1));
-	/* a reserved but never committed durable record: the archive stops before it */
-	fxt_buf_durable_reserve(&b, 2);
+}
 
-	uint64_t ev = fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
-		      fxt_field_prep(FXT_RECORD_SIZE, 3) |
-		      fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
-		      fxt_field_prep(FXT_EVENT_THREAD_REF, 1) | fxt_field_prep(FXT_EVENT_NAME_REF, 1);
-	fxt_chunk_init(&w, &b, NULL);
-	for (int i = 0; i < 2; i++) {
-		uint64_t *r = fxt_chunk_reserve(&w, 3);
-		r[1] = 10 + (uint64_t)i;
-		r[2] = 20 + (uint64_t)i;
-		fxt_chunk_commit(r, ev);
-	}
-	fxt_chunk_reserve(&w, 3); /* reserved, never committed: cut */
+static void work_event(struct fxt_chunk_w *w, uint64_t start)
+{
+	uint64_t *r = fxt_chunk_reserve(w, 3);
+	r[1] = start;
+	r[2] = start + 10;
+	fxt_chunk_commit(r, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
+				    fxt_field_prep(FXT_RECORD_SIZE, 3) |
+				    fxt_field_prep(FXT_EVENT_TYPE, FXT_ET_DURATION_COMPLETE) |
+				    fxt_field_prep(FXT_EVENT_THREAD_REF, 1) |
+				    fxt_field_prep(FXT_EVENT_NAME_REF, 1));
+}
 
-	struct sink out = { .n = 0 };
-	struct fxt_archive_info info = { .with_magic = 1, .provider_id = 99,
-					 .provider_name = "prog", .ticks_per_second = 3000 };
-	ok(fxt_archive_write(&b, &info, collect, &out) == 0, "an archive is assembled");
-	ok(out.n == 1 + 2 + 1 + 2 + 2 + 3 + 6,
-	   "it has magic, info, section, init, a string, a thread, two events (%zu words)", out.n);
-	ok(out.w[0] == FXT_MAGIC_RECORD, "it starts with the magic number record");
-	ok(fxt_field_get(FXT_META_TYPE, out.w[1]) == FXT_MT_PROVIDER_INFO &&
-		   fxt_field_get(FXT_META_PROVIDER_ID, out.w[1]) == 99 &&
-		   fxt_field_get(FXT_META_NAME_LEN, out.w[1]) == 4 && memcmp(&out.w[2], "prog", 4) == 0,
-	   "provider info names provider 99 \"prog\"");
-	ok(fxt_field_get(FXT_META_TYPE, out.w[3]) == FXT_MT_PROVIDER_SECTION,
-	   "the provider section follows");
-	ok(fxt_field_get(FXT_RECORD_TYPE, out.w[4]) == FXT_RT_INITIALIZATION && out.w[5] == 3000,
-	   "the initialization record carries the ticks per second");
-	ok(fxt_field_get(FXT_RECORD_TYPE, out.w[6]) == FXT_RT_STRING &&
-		   fxt_field_get(FXT_RECORD_TYPE, out.w[8]) == FXT_RT_THREAD,
-	   "durable records come next");
-	ok(out.w[11] == ev && out.w[12] == 10 && out.w[14] == ev && out.w[16] == 21,
-	   "then the chunk's committed events, in order");
-	read_back(&out, 2, 0);
+/* The standalone archive file (writer/outfile.h): a prologue of plain FXT, chunks that become
+ * plain FXT when left, and a finish (or, after a kill, attach + seal) that makes the whole image
+ * a valid archive. */
+static void test_outfile(void)
+{
+	size_t size = FXT_BUF_HDR_SIZE + 1024 + 8 * CHUNK;
+	uint8_t *mem = new_mem(size);
+	struct fxt_buf b;
+	struct fxt_outfile o;
+	struct fxt_chunk_w w1, w2;
+	ok(fxt_outfile_init(&b, &o, mem, size, 1024, CHUNK, 7, "prog", 1000) == 0,
+	   "a standalone file is laid out");
+	o.back = back_ok;
+	ok(b.hdr == (void *)(mem + FXT_OUTFILE_HDR_OFF) && b.hdr->chunks_off == FXT_BUF_HDR_SIZE + 1024,
+	   "the buffer header sits in the prologue, the chunks after the durable area");
+	durable_names(&b);
+	fxt_chunk_init(&w1, &b, NULL);
+	fxt_chunk_init(&w2, &b, NULL);
+	for (int i = 0; i < 30; i++)	/* 30 3-word events: w1 fills a 64-word chunk, takes a 2nd */
+		work_event(&w1, 100 + 20 * (uint64_t)i);
+	work_event(&w2, 5000);
+	const uint64_t *c0 = (const uint64_t *)(mem + b.hdr->chunks_off);
+	uint64_t section;
+	fxt_provider_section_write(&section, 7);
+	ok(c0[0] == section, "a chunk its writer left is plain FXT at once: word 0 a provider section");
+	ok(b.hdr->next_chunk == 3, "three chunks were taken, in file order");
+	fxt_outfile_set_tps(&b, 3000);
 
-	/* A stop time between the two events: the later one was written after the stop. */
-	b.hdr->stop_ticks = 20;
-	out.n = 0;
-	ok(fxt_archive_write(&b, &info, collect, &out) == 0 && out.n == 17 - 3 &&
-		   out.w[11] == ev && out.w[13] == 20,
-	   "an event ending after the buffer's stop time is left out, the one before kept");
-	b.hdr->stop_ticks = 0;
+	/* A kill now: the file image as it is; recovery attaches and seals a copy of it. */
+	uint8_t *killed = new_mem(size);
+	memcpy(killed, mem, size);
+	struct fxt_buf kb;
+	struct fxt_outfile ko;
+	ok(fxt_outfile_attach(&kb, &ko, killed, size) == 0, "a killed run's file attaches");
+	kb.hdr->open_overflow = 1;	/* as fxt recover: every chunk */
+	uint64_t kend = fxt_outfile_seal(&kb, kb.hdr->next_chunk, 0, 1, 0);
+	ok(kend == FXT_BUF_HDR_SIZE + 1024 + 3 * CHUNK, "recovery cuts the file after the last chunk taken");
+	read_back(killed, kend, 31, 0);
+	free(killed);
 
-	/* Exhaust the chunks: the archive then ends with the buffer-full event. */
-	while (!w.exhausted)
-		fxt_chunk_reserve(&w, 3);
-	fxt_chunk_flush(&w);
-	out.n = 0;
-	info.with_magic = 0;
-	ok(fxt_archive_write(&b, &info, collect, &out) == 0, "an archive of a full buffer is assembled");
-	ok(out.w[0] != FXT_MAGIC_RECORD, "without with_magic no magic record is written");
-	uint64_t last = out.w[out.n - 1];
-	ok(fxt_field_get(FXT_RECORD_TYPE, last) == FXT_RT_METADATA &&
-		   fxt_field_get(FXT_META_TYPE, last) == FXT_MT_PROVIDER_EVENT &&
-		   fxt_field_get(FXT_META_EVENT_ID, last) == FXT_PE_BUFFER_OVERFLOW,
-	   "dropped records end the provider's records with a buffer-full event");
-	info.with_magic = 1;
-	out.n = 0;
-	fxt_archive_write(&b, &info, collect, &out);
-	read_back(&out, 2, 1);
-	ok(fxt_archive_write(&b, &info, fail_emit, NULL) == -EIO, "an emit error stops the assembly");
+	/* Exit: a stop time before w2's event, two drops counted; finish as the exit flush. */
+	fxt_buf_count_drops(&b, 2);
+	fxt_buf_drop_reason(&b, FXT_DROP_NO_SPACE);
+	fxt_outfile_stop(&b);
+	uint64_t end = fxt_outfile_seal(&b, b.hdr->next_chunk, 4000, 4000, 1);
+	read_back(mem, end, 30, 2);
+	ok(fxt_outfile_attach(&kb, &ko, mem, end) == 0, "a finished file attaches (recovering twice is harmless)");
 	free(mem);
 }
 
@@ -208,6 +191,6 @@ int main(void)
 {
 	test_layout();
 	test_durable_full();
-	test_archive();
+	test_outfile();
 	return done();
 }
