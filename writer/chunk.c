@@ -23,7 +23,7 @@ void fxt_chunk_init(struct fxt_chunk_w *w, struct fxt_buf *buf, const uint64_t *
 
 static uint64_t *drop(struct fxt_chunk_w *w)
 {
-	if (++w->dropped >= FXT_CHUNK_DROP_BATCH)
+	if (++w->dropped >= FXT_CHUNK_DROP_BATCH || !w->exhausted)
 		fxt_chunk_flush(w);
 	return NULL;
 }

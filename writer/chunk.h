@@ -17,7 +17,10 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-/* Drops kept per writer before they are added to the buffer's shared counter. */
+/* Drops kept per writer before they are added to the buffer's shared counter, once the writer
+ * is exhausted (it never takes a chunk again: each record is then a drop and nothing else).
+ * Other drops follow a failed take, which costs far more than the atomic add: they are added
+ * at once, so the count in the buffer is exact even after a SIGKILL. */
 #define FXT_CHUNK_DROP_BATCH 1024u
 
 struct fxt_chunk_w {
