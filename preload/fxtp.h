@@ -163,6 +163,7 @@ struct fxtp_ctx {
 	 * next image of the pid at exec (exec.c). */
 	int name_seq;
 	int at_exec;			/* the exit flush runs for an exec (exec.c) */
+	int exec_empty;			/* at exec: no call or event but samples (finish_standalone) */
 	int name_freed;			/* set by the flush: this image recorded nothing and left its
 					 * name to the next image (at exec) */
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */

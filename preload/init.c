@@ -319,7 +319,7 @@ static void close_other(struct fxtp_thread *t, void *arg)
  * something claims FXT_OUTPUT that way. Async-signal-safe. */
 static void finish_standalone(uint64_t now, uint64_t tps)
 {
-	int empty = fxtp_standalone_empty(&fxtp.buf), displaced = 0;
+	int empty = fxtp_standalone_empty(&fxtp.buf) || fxtp.exec_empty, displaced = 0;
 	fxtp.name_freed = 0;
 	if (fxtp.output_set && !fxtp.name_seq && !fxtp_standalone_claim_own(&fxtp.buf))
 		fxtp.name_seq = displaced = 1;	/* a descendant took FXT_OUTPUT */
@@ -328,10 +328,10 @@ static void finish_standalone(uint64_t now, uint64_t tps)
 		fxtp.name_freed = fxtp.at_exec;	/* the next image takes name_seq */
 		return;
 	}
-	if (!empty && fxtp.output_set && fxtp.name_seq && fxtp_standalone_claim(fxtp.output_opt))
-		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%s", fxtp.output_opt);
-	else
-		fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
+	/* A descendant's claim of FXT_OUTPUT (fxtp_standalone_claim) waits for a flag saying
+	 * the ancestor recorded something: no chunk taken is not enough (open frames, samples
+	 * pooled until the flush). */
+	fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
 	fxtp_standalone_finish(&fxtp.buf, now, tps, fxtp.out_path);
 }
 
@@ -354,6 +354,10 @@ void fxtp_finish(int from_signal)
 	/* Hooks already past their state check finish first (exits pop no more after it). */
 	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
+	/* At exec, an image with no call or event of its own (samples aside: a shell or wrapper
+	 * that execs the program) leaves its name to the next image (finish_standalone). */
+	fxtp.exec_empty = fxtp.at_exec && fxtp_standalone_empty(&fxtp.buf) &&
+			  (!self->base || self->top == self->base);
 	if (from_signal)
 		fxtp_sample_stop();
 	else
