@@ -81,10 +81,12 @@ static uint64_t fallback_tps(const struct fxt_manager *m)
 	return (uint64_t)((unsigned __int128)(__rdtsc() - m->t0_tsc) * 1000000000ULL / ns);
 }
 
+/* The live provider of buffer file (pid, n). A finished one's file is deleted, so the name may
+ * come again: a later image of the pid after exec (or after a failed exec) is a new provider. */
 static struct provider *find(struct fxt_manager *m, int pid, uint32_t n)
 {
 	for (size_t i = 0; i < m->np; i++)
-		if (m->p[i].s.pid == pid && m->p[i].n == n)
+		if (m->p[i].s.pid == pid && m->p[i].n == n && !m->p[i].done)
 			return &m->p[i];
 	return NULL;
 }

@@ -28,6 +28,7 @@ static void child(void)
 		return;
 	struct fxtp_thread *t = &fxtp_self;
 	fxtp_spawn_after_fork();
+	fxtp.name_seq = 1;	/* FXT_OUTPUT.<pid> */
 	int rc = fxtp_open_buffer();
 	if (rc < 0) {
 		__atomic_store_n(&fxtp_state, FXTP_STATE_STOPPING, __ATOMIC_RELEASE);

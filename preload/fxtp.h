@@ -158,6 +158,14 @@ struct fxtp_ctx {
 	char *filter, *exclude;		/* comma-separated fnmatch globs, or NULL */
 	int output_set;			/* FXT_OUTPUT given */
 	int parent_traced;		/* the parent runs the tracer too: FXT_OUTPUT.<pid> */
+	/* Which name the archive of this image takes (init.c out_name): 0 FXT_OUTPUT, 1
+	 * FXT_OUTPUT.<pid>, n >= 2 FXT_OUTPUT.<pid>.<n> (default names alike). Passed on to the
+	 * next image of the pid at exec (exec.c). */
+	int name_seq;
+	int at_exec;			/* the exit flush runs for an exec (exec.c) */
+	int exec_empty;			/* at exec: no call or event but samples (finish_standalone) */
+	int name_freed;			/* set by the flush: this image recorded nothing and left its
+					 * name to the next image (at exec) */
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */
 };
 extern struct fxtp_ctx fxtp;
@@ -213,6 +221,14 @@ void fxtp_warn(const char *msg, const char *detail);
 /* Sets up the buffer, output path and process record for pid (constructor and fork child).
  * Fails: -errno (tracing stays off). Not thread-safe. */
 int fxtp_open_buffer(void);
+/* The archive name of sequence number seq (fxtp_ctx.name_seq) for this pid, absolute, into buf.
+ * Fails: never (cut to size). Async-signal-safe (no allocation). */
+void fxtp_out_name(int seq, char *buf, size_t size);
+
+/* ---- exec.c ---- */
+/* The name sequence number passed by the previous image of this pid at exec (and removed from
+ * the environment), or -1 for a first image. Constructor only. */
+int fxtp_exec_image(void);
 /* Populates the header and the start of the durable area once per buffer, at the first thread's
  * setup (chunks are populated as the file grows: preload/grow.c).
  * Fails: silently (pages then fault in as used). Thread-safe. */
@@ -381,6 +397,11 @@ struct fxtp_real {
 	void (*vwarnx)(const char *, __builtin_va_list);
 	void (*verr)(int, const char *, __builtin_va_list);
 	void (*verrx)(int, const char *, __builtin_va_list);
+	/* exec.c */
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
 };
 extern struct fxtp_real fxtp_real;
 /* Resolves every real function once (thread-safe, idempotent). */

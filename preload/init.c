@@ -11,8 +11,11 @@
  *   FXT_OUTPUT        archive path (default: fxtauto.<pid>.fxt in the working directory at
  *                     start). A fork child writes FXT_OUTPUT.<childpid> (default name: its own
  *                     fxtauto.<childpid>.fxt), and so does a program started by a traced
- *                     parent (fork + exec, system, posix_spawn). Written as <path>.tmp, then
- *                     renamed.
+ *                     parent (fork + exec, system, posix_spawn). After an exec of the same
+ *                     pid the new image writes FXT_OUTPUT.<pid>, then FXT_OUTPUT.<pid>.<n>
+ *                     (fxtp_out_name; exec.c). A process that recorded nothing leaves the
+ *                     name to one that did (finish_standalone). Written as <path>.part,
+ *                     then renamed.
  *   FXT_BUFFER_SIZE   bytes of the trace buffer per process, with an optional K, M or G suffix
  *                     (powers of 1024): 1M .. 64G, default 64M. When it fills, later records
  *                     are dropped and counted, and the archive says so (buffer-full event).
@@ -209,6 +212,26 @@ static void copy_strings(const struct fxt_buf *from)
  * yet, so TSC ticks are taken for at most 2 GHz). */
 #define STALL_TICKS 20000ULL
 
+void fxtp_out_name(int seq, char *buf, size_t size)
+{
+	char name[4200];
+	int pid = (int)fxtp.pid;
+	if (!fxtp.output_set && seq < 2)
+		snprintf(name, sizeof(name), "fxtauto.%d.fxt", pid);
+	else if (!fxtp.output_set)
+		snprintf(name, sizeof(name), "fxtauto.%d.%d.fxt", pid, seq);
+	else if (!seq)
+		snprintf(name, sizeof(name), "%s", fxtp.output_opt);
+	else if (seq == 1)
+		snprintf(name, sizeof(name), "%.4000s.%d", fxtp.output_opt, pid);
+	else
+		snprintf(name, sizeof(name), "%.4000s.%d.%d", fxtp.output_opt, pid, seq);
+	if (fxtp.output_set)
+		snprintf(buf, size, "%s", name);
+	else
+		absolute(name, buf, size);
+}
+
 int fxtp_open_buffer(void)
 {
 	struct fxt_buf old = fxtp.buf;
@@ -221,15 +244,7 @@ int fxtp_open_buffer(void)
 		durable = 32u << 20;
 	fxtp.pid = getpid();
 
-	char def[64];
-	snprintf(def, sizeof(def), "fxtauto.%d.fxt", (int)fxtp.pid);
-	if (!fxtp.output_set)
-		absolute(def, fxtp.out_path, sizeof(fxtp.out_path));
-	else if (old_map || fxtp.parent_traced)
-		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%.4000s.%d", fxtp.output_opt,
-			 (int)fxtp.pid);
-	else
-		snprintf(fxtp.out_path, sizeof(fxtp.out_path), "%s", fxtp.output_opt);
+	fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
 
 	/* Under fxtrun: the session's shared buffer file, in its mode (preload/provider.c);
 	 * else the archive file itself, growing (preload/standalone.c). */
@@ -297,6 +312,29 @@ static void close_other(struct fxtp_thread *t, void *arg)
 	fxt_chunk_flush(&t->w);
 }
 
+/* The standalone archive's name at the finish (README, FXT_OUTPUT): an image that recorded
+ * nothing gives its name to the image that replaces it at exec, and the first process gives
+ * FXT_OUTPUT to a descendant that claimed it while it had recorded nothing (its empty file is
+ * then removed; had it recorded since, it takes FXT_OUTPUT.<pid>); a descendant that recorded
+ * something claims FXT_OUTPUT that way. Async-signal-safe. */
+static void finish_standalone(uint64_t now, uint64_t tps)
+{
+	int empty = fxtp_standalone_empty(&fxtp.buf) || fxtp.exec_empty, displaced = 0;
+	fxtp.name_freed = 0;
+	if (fxtp.output_set && !fxtp.name_seq && !fxtp_standalone_claim_own(&fxtp.buf))
+		fxtp.name_seq = displaced = 1;	/* a descendant took FXT_OUTPUT */
+	if (empty && (fxtp.at_exec || displaced)) {
+		fxtp_standalone_discard();
+		fxtp.name_freed = fxtp.at_exec;	/* the next image takes name_seq */
+		return;
+	}
+	/* A descendant's claim of FXT_OUTPUT (fxtp_standalone_claim) waits for a flag saying
+	 * the ancestor recorded something: no chunk taken is not enough (open frames, samples
+	 * pooled until the flush). */
+	fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
+	fxtp_standalone_finish(&fxtp.buf, now, tps, fxtp.out_path);
+}
+
 void fxtp_finish(int from_signal)
 {
 	int expected = FXTP_STATE_RUNNING;
@@ -316,6 +354,10 @@ void fxtp_finish(int from_signal)
 	/* Hooks already past their state check finish first (exits pop no more after it). */
 	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
+	/* At exec, an image with no call or event of its own (samples aside: a shell or wrapper
+	 * that execs the program) leaves its name to the next image (finish_standalone). */
+	fxtp.exec_empty = fxtp.at_exec && fxtp_standalone_empty(&fxtp.buf) &&
+			  (!self->base || self->top == self->base);
 	if (from_signal)
 		fxtp_sample_stop();
 	else
@@ -331,7 +373,7 @@ void fxtp_finish(int from_signal)
 	uint64_t tps = ticks_per_second();
 	fxtp.buf.hdr->ticks_per_second = tps;
 	if (!fxtp_provider_managed())	/* else fxtrun writes the archive from the buffer */
-		fxtp_standalone_finish(&fxtp.buf, now, tps, fxtp.out_path);
+		finish_standalone(now, tps);
 	__atomic_store_n(&fxtp.buf.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
 	errno = saved;
 }
@@ -344,10 +386,14 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 	fxtp_enter(t);
 	int saved = errno;
 	fxtp_real_init();
+	int image_seq = fxtp_exec_image();
 	if (read_options() < 0)
 		goto out;
 	snprintf(fxtp.prog, sizeof(fxtp.prog), "%s", program_invocation_short_name);
-	fxtp.parent_traced = fxtp.output_set && parent_is_traced();
+	if (image_seq >= 0)
+		fxtp.name_seq = image_seq;	/* a later image of this pid (exec.c) */
+	else
+		fxtp.name_seq = fxtp.parent_traced = fxtp.output_set && parent_is_traced();
 	fxtp.use_tsc = fxt_invariant_tsc();
 	clock_pair(&fxtp.t0_ticks, &fxtp.t0_ns, &fxtp_t0_width);
 	if (fxtp.min_ticks && fxtp.use_tsc) {

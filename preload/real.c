@@ -67,6 +67,10 @@ static const struct {
 	{ (void **)&fxtp_real.vwarnx, "vwarnx", NULL },
 	{ (void **)&fxtp_real.verr, "verr", NULL },
 	{ (void **)&fxtp_real.verrx, "verrx", NULL },
+	{ (void **)&fxtp_real.execve, "execve", NULL },
+	{ (void **)&fxtp_real.execvpe, "execvpe", NULL },
+	{ (void **)&fxtp_real.fexecve, "fexecve", NULL },
+	{ (void **)&fxtp_real.execveat, "execveat", NULL },
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

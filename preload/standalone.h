@@ -25,4 +25,20 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_per_second,
 			    const char *out_path);
 
+/* Whether nothing was recorded in the file's rolling area (no chunk taken: only the process and
+ * thread records, strings). Fails: never. Async-signal-safe. */
+int fxtp_standalone_empty(const struct fxt_buf *b);
+
+/* Removes the unfinished file (an image that recorded nothing gives its name up). Fails:
+ * silently. Async-signal-safe; instead of fxtp_standalone_finish(). */
+void fxtp_standalone_discard(void);
+
+/* The output-name claim (fxt_buf_hdr.name_claim). claim_own: this process takes the name its
+ * own file was meant for; 0 when a descendant took it first (then pick another name). claim:
+ * a descendant that recorded something asks for shared (FXT_OUTPUT): 1 when "<shared>.part" is
+ * the live file of an ancestor that has recorded nothing so far and nobody claimed it (the
+ * ancestor then gives the name up at its finish), else 0. Fails: 0. Async-signal-safe. */
+int fxtp_standalone_claim_own(struct fxt_buf *b);
+int fxtp_standalone_claim(const char *shared);
+
 #endif

@@ -58,6 +58,13 @@ if(M_GZIP)
 endif()
 find_program(M_PYTHON3 python3)
 if(M_PYTHON3)
+	# The interpreter itself, not a launcher script (pyenv shims log to stderr and exec it:
+	# the shim's image then keeps FXT_OUTPUT and python writes FXT_OUTPUT.<pid>).
+	execute_process(COMMAND ${M_PYTHON3} -c "import sys; print(sys.executable)"
+		OUTPUT_VARIABLE m_python_exe OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+	if(m_python_exe)
+		set(M_PYTHON3 ${m_python_exe})
+	endif()
 	add_test(NAME sample-python COMMAND ${m_run} ${m_out}/python.fxt
 		"--named _PyEval_EvalFrameDefault" ${M_PYTHON3} -c
 		"import time\nt=time.process_time()+0.3\nwhile time.process_time()<t: sum(range(1000))")

@@ -595,3 +595,18 @@ names() {
 	[ "$(tail -1 out.txt)" = "interrupts 1" ]
 	"$FXT" check int.fxt
 }
+
+@test "exec of the same program: both images' calls, main open at the exec closed there" {
+	"$FXTRUN" -o x.fxt "$PROGS/s-exec" 2>/dev/null
+	"$FXT" check x.fxt
+	[ "$(calls x.fxt main)" -eq 2 ]
+	[ "$(calls x.fxt do_exec)" -eq 1 ]
+	[ "$(calls x.fxt old_work)" -eq 3 ]
+	[ "$(calls x.fxt new_work)" -eq 5 ]
+	# a failed exec first: the continuing image is traced too (a buffer of the same pid again)
+	"$FXTRUN" -o f.fxt "$PROGS/s-exec" execv fail 2>/dev/null
+	"$FXT" check f.fxt
+	[ "$(calls f.fxt main)" -eq 2 ]
+	[ "$(calls f.fxt after_fail)" -eq 2 ]
+	[ "$(calls f.fxt new_work)" -eq 5 ]
+}

@@ -222,3 +222,47 @@ names() {
 		[ ! -e "$d/out.fxt" ] && [ ! -e "$d/out.fxt.part" ]
 	done
 }
+
+# calls_of FILE: "N name" for each function of the archive (tests/e2e/fxt-calls).
+calls_of() {
+	"$FXT_CALLS" "$1" | awk -F'\t' '$1 == "call" { print $3, $4 }'
+}
+
+@test "exec of the same program: the old image's archive stays whole, the new one is FXT_OUTPUT.<pid>" {
+	for how in execv execve execvp execl execle execlp fexecve execveat; do
+		rm -f t.fxt*
+		FXT_OUTPUT=t.fxt traced "$PROGS/s-exec" "$how"
+		"$FXT" check -q t.fxt
+		# main and do_exec were open at the exec: they end there
+		[ "$(calls_of t.fxt | tr '\n' ,)" = "1 do_exec,1 main,3 old_work," ]
+		new=$(ls t.fxt.* | grep -Ex 't\.fxt\.[0-9]+')
+		"$FXT" check -q "$new"
+		[ "$(calls_of "$new" | tr '\n' ,)" = "1 main,5 new_work," ]
+		[ "$(ls | wc -l)" -eq 2 ]
+	done
+}
+
+@test "a failed exec: the archive ends at it, tracing goes on in FXT_OUTPUT.<pid>.2 and so on" {
+	FXT_OUTPUT=t.fxt traced "$PROGS/s-exec" execv fail
+	pid=$(ls t.fxt.* | grep -Ex 't\.fxt\.[0-9]+' | cut -d. -f3)
+	for f in t.fxt "t.fxt.$pid" "t.fxt.$pid.2"; do "$FXT" check -q "$f"; done
+	[ "$(calls_of t.fxt | tr '\n' ,)" = "1 main,3 old_work," ]
+	[ "$(calls_of "t.fxt.$pid" | tr '\n' ,)" = "2 after_fail,1 do_exec," ]
+	[ "$(calls_of "t.fxt.$pid.2" | tr '\n' ,)" = "1 main,5 new_work," ]
+}
+
+@test "a wrapper that execs and records nothing leaves FXT_OUTPUT to the program: env, bash -c" {
+	for wrap in env bash; do
+		rm -f t.fxt*
+		case "$wrap" in
+		timeout) FXT_OUTPUT=t.fxt traced timeout 10 "$PROGS/s-exec" second ;;
+		env) FXT_OUTPUT=t.fxt traced env "$PROGS/s-exec" second ;;
+		sh | bash) FXT_OUTPUT=t.fxt traced "$wrap" -c "$PROGS/s-exec second" ;;
+		sh-fork) FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-exec second; true" ;;
+		esac
+		echo "$wrap: $(ls)"
+		[ "$(ls)" = t.fxt ]
+		"$FXT" check -q t.fxt
+		[ "$(calls_of t.fxt | tr '\n' ,)" = "1 main,5 new_work," ]
+	done
+}
