@@ -313,24 +313,17 @@ static void close_other(struct fxtp_thread *t, void *arg)
 }
 
 /* The standalone archive's name at the finish (README, FXT_OUTPUT): an image that recorded
- * nothing gives its name to the image that replaces it at exec, and the first process gives
- * FXT_OUTPUT to a descendant that claimed it while it had recorded nothing (its empty file is
- * then removed; had it recorded since, it takes FXT_OUTPUT.<pid>); a descendant that recorded
- * something claims FXT_OUTPUT that way. Async-signal-safe. */
+ * nothing gives its name to the image that replaces it at exec (a wrapper that execs the
+ * program: `env ./app`). Async-signal-safe. */
 static void finish_standalone(uint64_t now, uint64_t tps)
 {
-	int empty = fxtp_standalone_empty(&fxtp.buf) || fxtp.exec_empty, displaced = 0;
+	int empty = fxtp_standalone_empty(&fxtp.buf) || fxtp.exec_empty;
 	fxtp.name_freed = 0;
-	if (fxtp.output_set && !fxtp.name_seq && !fxtp_standalone_claim_own(&fxtp.buf))
-		fxtp.name_seq = displaced = 1;	/* a descendant took FXT_OUTPUT */
-	if (empty && (fxtp.at_exec || displaced)) {
+	if (empty && fxtp.at_exec) {
 		fxtp_standalone_discard();
-		fxtp.name_freed = fxtp.at_exec;	/* the next image takes name_seq */
+		fxtp.name_freed = 1;	/* the next image takes name_seq */
 		return;
 	}
-	/* A descendant's claim of FXT_OUTPUT (fxtp_standalone_claim) waits for a flag saying
-	 * the ancestor recorded something: no chunk taken is not enough (open frames, samples
-	 * pooled until the flush). */
 	fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
 	fxtp_standalone_finish(&fxtp.buf, now, tps, fxtp.out_path);
 }

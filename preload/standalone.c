@@ -2,12 +2,9 @@
  * O_NOFOLLOW so a planted link is never followed, mapped shared over a large window of address
  * space, grown by preload/grow.c as chunks are taken; each chunk a writer leaves becomes plain
  * FXT at once, and the pages of regions left behind leave the process (MADV_DONTNEED: they stay
- * in the page cache and reach the disk), so memory stays bounded however long the run. At exit the file is finished
- * in place and renamed: no copy. Invariant: the mapping is never unmapped while the process
- * runs (threads still running after the exit flush may write into their chunks).
- * Names (README FXT_OUTPUT): a process that recorded nothing does not keep FXT_OUTPUT from a
- * descendant that did: the descendant claims it in the ancestor's live file header
- * (name_claim, one compare-and-swap shared by both), the ancestor then removes its empty file. */
+ * in the page cache and reach the disk), so memory stays bounded however long the run. At exit
+ * the file is finished in place and renamed: no copy. Invariant: the mapping is never unmapped while the process
+ * runs (threads still running after the exit flush may write into their chunks). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "preload/standalone.h"
@@ -165,89 +162,3 @@ void fxtp_standalone_discard(void)
 	unlink(part_path);
 }
 
-/* Compare-and-swap of a name claim word from 0 to the caller's pid: 1 if it won (or, mine:
- * held it already). A claim in another's file is won once per pid: a later image of the same
- * pid (exec) finds it taken. */
-static int claim_word(_Atomic uint32_t *w, int mine)
-{
-	uint32_t expected = 0, self = (uint32_t)getpid();
-	return __atomic_compare_exchange_n(w, &expected, self, 0, __ATOMIC_ACQ_REL,
-					   __ATOMIC_ACQUIRE) || (mine && expected == self);
-}
-
-int fxtp_standalone_claim_own(struct fxt_buf *b)
-{
-	return claim_word(&b->hdr->name_claim, 1);
-}
-
-/* The parent of pid from /proc/<pid>/stat ("pid (comm) S ppid ..."; comm may hold spaces and
- * parentheses: the last ')' ends it), or 0. Async-signal-safe (no stdio). */
-static pid_t parent_of(pid_t pid)
-{
-	char path[40] = "/proc/", buf[512], num[16];
-	int k = (int)sizeof(num) - 1;
-	num[k] = 0;
-	unsigned v = (unsigned)pid;
-	do
-		num[--k] = (char)('0' + v % 10);
-	while ((v /= 10) && k);
-	size_t n = strlen(path);
-	memcpy(path + n, num + k, strlen(num + k));
-	memcpy(path + n + strlen(num + k), "/stat", 6);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t got = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (got <= 0)
-		return 0;
-	buf[got] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-		return 0;
-	long ppid = 0;
-	for (p += 4; *p >= '0' && *p <= '9'; p++)
-		ppid = ppid * 10 + (*p - '0');
-	return (pid_t)ppid;
-}
-
-/* Whether pid is an ancestor of the calling process (at most 64 levels up). */
-static int is_ancestor(pid_t pid)
-{
-	pid_t p = getppid();
-	for (int i = 0; i < 64 && p > 1; i++, p = parent_of(p))
-		if (p == pid)
-			return 1;
-	return 0;
-}
-
-int fxtp_standalone_claim(const char *shared)
-{
-	char path[4200];
-	size_t n = strnlen(shared, 4090);
-	memcpy(path, shared, n);
-	memcpy(path + n, ".part", 6);
-	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	int won = 0;
-	void *m = MAP_FAILED;
-	/* Only a regular file of ours holding at least the prologue page. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    st.st_size >= (off_t)FXT_BUF_HDR_SIZE)
-		m = mmap(NULL, FXT_BUF_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return 0;
-	struct fxt_buf_hdr *h = (struct fxt_buf_hdr *)((uint8_t *)m + FXT_OUTFILE_HDR_OFF);
-	/* A live ancestor's file, still written, with nothing recorded yet: the name is free
-	 * for us if no one claimed it first. */
-	if (h->magic == FXT_BUF_MAGIC && h->version == FXT_BUF_VERSION &&
-	    h->mode == FXT_BUF_GROWING && h->pid != (uint64_t)getpid() &&
-	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == FXT_BUF_WRITING &&
-	    __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE) == 0 && is_ancestor((pid_t)h->pid))
-		won = claim_word(&h->name_claim, 0);
-	munmap(m, FXT_BUF_HDR_SIZE);
-	return won;
-}

@@ -33,12 +33,5 @@ int fxtp_standalone_empty(const struct fxt_buf *b);
  * silently. Async-signal-safe; instead of fxtp_standalone_finish(). */
 void fxtp_standalone_discard(void);
 
-/* The output-name claim (fxt_buf_hdr.name_claim). claim_own: this process takes the name its
- * own file was meant for; 0 when a descendant took it first (then pick another name). claim:
- * a descendant that recorded something asks for shared (FXT_OUTPUT): 1 when "<shared>.part" is
- * the live file of an ancestor that has recorded nothing so far and nobody claimed it (the
- * ancestor then gives the name up at its finish), else 0. Fails: 0. Async-signal-safe. */
-int fxtp_standalone_claim_own(struct fxt_buf *b);
-int fxtp_standalone_claim(const char *shared);
 
 #endif

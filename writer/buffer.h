@@ -104,10 +104,6 @@ struct fxt_buf_hdr {
 	uint32_t hdr_off;		/* offset of this header in the mapping */
 	_Atomic uint32_t open_overflow;	/* growing: a chunk was taken with the open-chunk table
 					 * full (writer/outfile.h): finishing scans every chunk */
-	/* Standalone: pid of the process that took the output name this file was meant for (the
-	 * writer itself at its finish, or a descendant while the writer had recorded nothing:
-	 * preload/standalone.c); 0: not yet. One compare-and-swap decides. */
-	_Atomic uint32_t name_claim;
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");
