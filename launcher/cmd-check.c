@@ -1,7 +1,8 @@
 /* fxt check FILE: validates a whole archive with the STRICT reader (sizes, reserved bits,
  * registered refs, argument sizes, UTF-8) and the validator of fxt/reader.h (magic number first,
  * durations balanced and nested per thread, complete events with end >= start, async and flow
- * ids paired), then prints a summary. Exit 0 valid; 1 invalid, the first problem printed with
+ * ids paired; complete events overlapping without nesting are warnings), then prints a
+ * summary. Exit 0 valid; 1 invalid, the first problem printed with
  * its offset (an empty file is invalid: an archive without its magic number record); 2
  * unreadable: missing, a directory, or not FXT (its first record is not the magic number). */
 /* SPDX-License-Identifier: MIT */
@@ -14,6 +15,9 @@
 #include "fxt/reader.h"
 #include "launcher/cmd.h"
 #include "writer/fields.h"
+
+/* Warnings printed one per line; the rest are counted. */
+#define MAX_WARNINGS 10
 
 static void check_usage(FILE *f)
 {
@@ -44,6 +48,8 @@ static void summary(const struct fxt_validator *v, const struct fxt_reader *r)
 		printf("\nrecords dropped: %" PRIu64, s->dropped_records);
 	printf("\nthreads: %" PRIu64 " (%" PRIu64 " thread records)\nstrings: %" PRIu64 "\n", s->threads,
 	       s->thread_records, s->strings);
+	if (s->warnings)
+		printf("warnings: %" PRIu64 "\n", s->warnings);
 	if (s->events)
 		printf("bytes/event: %.1f\n", (double)st->bytes / (double)s->events);
 }
@@ -60,6 +66,7 @@ static int check_file(const char *path, struct fxt_reader *r, struct fxt_validat
 	struct fxt_record rec;
 	int res, err = 0;
 	uint64_t n = 0;
+	uint64_t warned = 0;
 	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
 		if (n++ == 0 && !is_magic(&rec)) {
 			fprintf(stderr, "fxt check: %s: not an FXT archive (no magic number record first)\n", path);
@@ -67,7 +74,14 @@ static int check_file(const char *path, struct fxt_reader *r, struct fxt_validat
 		}
 		if ((err = fxt_validator_add(v, &rec)) < 0)
 			break;
+		if (fxt_validator_summary(v)->warnings > warned && warned++ < MAX_WARNINGS) {
+			const struct fxt_read_error *w = fxt_validator_warning(v);
+			fprintf(stderr, "fxt check: %s: warning: offset %" PRIu64 " (0x%" PRIx64 "): %s\n",
+				path, w->offset, w->offset, w->msg);
+		}
 	}
+	if (warned > MAX_WARNINGS)
+		fprintf(stderr, "fxt check: %s: %" PRIu64 " more warnings\n", path, warned - MAX_WARNINGS);
 	if (res == FXT_READ_TRUNCATED || res == FXT_READ_CORRUPT) {
 		const struct fxt_read_error *e = fxt_reader_error(r);
 		if (n == 0) {

@@ -198,12 +198,14 @@ int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records);
 /* ---- Semantic validation (reader/validate.c) ----
  * The rules that span records, fed one decoded record at a time in archive order: the magic
  * number record first; duration begin/end balanced per thread, each end at or after its begin;
- * complete events with end >= start that nest or are disjoint on their thread (exact for
- * callees written before callers; never reports a pair that does not overlap); per provider,
+ * complete events with end >= start; per provider,
  * as many async (flow) ends as begins for each id, and no instant (step) of an id never begun.
  * Ids are paired by count over the whole archive, not in file order (chunks of threads
  * interleave, so an end may precede its begin in the file). A provider that reported dropped
  * records (provider event "buffer full") may miss begins and ends: unpaired ones are accepted.
+ * Warnings (counted, the record accepted): complete events of a thread that overlap without
+ * nesting (the spec has no nesting rule; exact for callees written before callers, never
+ * reports a pair that does not overlap).
  * Views of the records must stay valid until fxt_validator_free() (keep the reader open).
  * One validator per thread. */
 struct fxt_validator;
@@ -218,6 +220,7 @@ struct fxt_validate_summary {
 	uint64_t thread_records;
 	uint64_t dropped_providers;	/* providers that reported dropped records (buffer full) */
 	uint64_t dropped_records;	/* records they said they dropped (fxt_record_dropped()) */
+	uint64_t warnings;	/* records accepted with a warning (fxt_validator_warning()) */
 };
 
 /* Returns 0 or -ENOMEM. */
@@ -232,6 +235,11 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec);
 int fxt_validator_finish(struct fxt_validator *v);
 
 const struct fxt_read_error *fxt_validator_problem(const struct fxt_validator *v);
+
+/* The latest warning (its offset and one line), NULL when none: a caller that wants every
+ * warning reads it after each fxt_validator_add() that raised summary->warnings. Fails: never.
+ * Thread-safe: as the validator. */
+const struct fxt_read_error *fxt_validator_warning(const struct fxt_validator *v);
 const struct fxt_validate_summary *fxt_validator_summary(const struct fxt_validator *v);
 
 #ifdef __cplusplus
