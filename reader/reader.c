@@ -48,6 +48,40 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
 	return 0;
 }
 
+/* A subtype the spec leaves undefined inside a defined record type (an event type past flow
+ * end, a metadata or trace info type, a scheduling or large record type, a blob format): STRICT
+ * reports it (returns -1); lenient mode skips the record and counts it (returns 0). Unknown
+ * record types and argument types are not such: the spec defines new ones as the ways to extend
+ * the format (trace-format.md#extend-the-format), so they are skipped in both modes. */
+__attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt, ...)
+{
+	if (!(r->flags & FXT_READER_STRICT)) {
+		r->stats.unknown_skipped++;
+		return 0;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	va_end(ap);
+	r->err.offset = r->rec_offset;
+	return -1;
+}
+
+/* The bytes after a stream of len bytes up to its 8-byte boundary must be zero (the spec's
+ * padding); the cursor already took them, so they are inside the record. */
+static inline int check_padding(struct fxt_reader *r, const char *s, uint64_t len, const char *what)
+{
+	unsigned tail = (unsigned)(len & 7);
+	if (!tail)
+		return 0;
+	uint64_t last;
+	memcpy(&last, s + (len - tail), 8);
+	/* little-endian: the stream's bytes are the low `tail` bytes of its last word */
+	if (!(last >> (8 * tail)))
+		return 0;
+	return violation(r, "non-zero padding after the %llu bytes of %s", (unsigned long long)len, what);
+}
+
 static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 {
 	if (fxt_utf8_valid(s, len))
@@ -73,6 +107,8 @@ HOT int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 		out->len = ref & FXT_STRREF_LEN_MASK;
 		if (!fxt_cursor_bytes(c, out->len, &out->s))
 			return fxt_fail(r, "inline string of %u bytes runs past the record end", out->len);
+		if (check_padding(r, out->s, out->len, "an inline string"))
+			return -1;
 		return check_utf8(r, out->s, out->len);
 	}
 	const struct fxt_sv *s = fxt_string_get(r, ref);
@@ -180,7 +216,9 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 		rec->u.meta.name.len = (uint32_t)fxt_field_get(FXT_META_NAME_LEN, h);
 		if (!fxt_cursor_bytes(c, rec->u.meta.name.len, &rec->u.meta.name.s))
 			return fxt_fail(r, "provider name runs past the record end");
-		if (check_reserved(r, h, FXT_BITS(0, 59)) || check_utf8(r, rec->u.meta.name.s, rec->u.meta.name.len))
+		if (check_reserved(r, h, FXT_BITS(0, 59)) ||
+		    check_padding(r, rec->u.meta.name.s, rec->u.meta.name.len, "a provider name") ||
+		    check_utf8(r, rec->u.meta.name.s, rec->u.meta.name.len))
 			return -1;
 		if (fxt_provider_switch(r, id, 1) < 0)
 			return fxt_fail(r, "out of memory for provider tables");
@@ -200,10 +238,8 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 	case FXT_MT_TRACE_INFO:
 		rec->u.meta.provider_id = 0;
 		rec->u.meta.trace_info_type = (unsigned)fxt_field_get(FXT_META_TRACE_INFO_TYPE, h);
-		if (rec->u.meta.trace_info_type != FXT_TI_MAGIC) {
-			r->stats.unknown_skipped++;
-			return 0;
-		}
+		if (rec->u.meta.trace_info_type != FXT_TI_MAGIC)
+			return undefined(r, "undefined trace info type %u", rec->u.meta.trace_info_type);
 		rec->u.meta.magic = (uint32_t)fxt_field_get(FXT_META_MAGIC, h);
 		if (rec->u.meta.magic != FXT_MAGIC && violation(r, "bad magic number 0x%x", rec->u.meta.magic))
 			return -1;
@@ -211,8 +247,7 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 			return -1;
 		break;
 	default:
-		r->stats.unknown_skipped++;
-		return 0;
+		return undefined(r, "undefined metadata type %u", mt);
 	}
 	rec->provider_id = r->cur->id;
 	return 1;
@@ -237,7 +272,8 @@ COLD int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 	s->len = (uint32_t)fxt_field_get(FXT_STRING_LEN, h);
 	if (!fxt_cursor_bytes(c, s->len, &s->s))
 		return fxt_fail(r, "string of %u bytes runs past the record end", s->len);
-	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) || check_utf8(r, s->s, s->len))
+	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) ||
+	    check_padding(r, s->s, s->len, "a string record") || check_utf8(r, s->s, s->len))
 		return -1;
 	rec->u.string.index = idx;
 	if (idx == 0) /* the spec: such records must be ignored */
@@ -265,10 +301,8 @@ COLD int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 HOT int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	unsigned et = (unsigned)fxt_field_get(FXT_EVENT_TYPE, h);
-	if (et > FXT_ET_FLOW_END) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
+	if (et > FXT_ET_FLOW_END)
+		return undefined(r, "undefined event type %u", et);
 	rec->u.event.event_type = et;
 	unsigned nargs = (unsigned)fxt_field_get(FXT_EVENT_ARG_CNT, h); /* rec->nargs is 0 already */
 	if (!fxt_cursor_u64(c, &rec->u.event.ts))
@@ -306,6 +340,8 @@ COLD int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 	if (!fxt_cursor_bytes(c, rec->u.blob.size, &data))
 		return fxt_fail(r, "blob payload of %u bytes runs past the record end", rec->u.blob.size);
 	rec->u.blob.data = data;
+	if (check_padding(r, data, rec->u.blob.size, "a blob payload"))
+		return -1;
 	return check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE) ? -1 : 1;
 }
 
@@ -346,10 +382,8 @@ COLD int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	typeof(rec->u.sched) *s = &rec->u.sched;
 	memset(s, 0, sizeof(*s));
 	s->sched_type = st;
-	if (st > FXT_ST_THREAD_WAKEUP) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
+	if (st > FXT_ST_THREAD_WAKEUP)
+		return undefined(r, "undefined scheduling record type %u", st);
 	if (!fxt_cursor_u64(c, &s->ts))
 		return fxt_fail(r, "scheduling record without a timestamp");
 	if (st == FXT_ST_LEGACY_CONTEXT_SWITCH) {
@@ -388,7 +422,8 @@ COLD int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct
 	m->len = (uint32_t)fxt_field_get(FXT_LOG_MSG_LEN, h);
 	if (!fxt_cursor_bytes(c, m->len, &m->s))
 		return fxt_fail(r, "log message of %u bytes runs past the record end", m->len);
-	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF) || check_utf8(r, m->s, m->len))
+	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF) ||
+	    check_padding(r, m->s, m->len, "a log message") || check_utf8(r, m->s, m->len))
 		return -1;
 	return 1;
 }
@@ -400,10 +435,10 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	const char *data;
 	l->large_type = (unsigned)fxt_field_get(FXT_LARGE_RECORD_TYPE, h);
 	l->format = (unsigned)fxt_field_get(FXT_LARGE_BLOB_FORMAT, h);
-	if (l->large_type != FXT_LT_BLOB || l->format > FXT_LBF_NO_METADATA) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
+	if (l->large_type != FXT_LT_BLOB)
+		return undefined(r, "undefined large record type %u", l->large_type);
+	if (l->format > FXT_LBF_NO_METADATA)
+		return undefined(r, "undefined large blob format %u", l->format);
 	if (check_reserved(r, h, FXT_BITS(0, 43)))
 		return -1;
 	if (!fxt_cursor_u64(c, &w))
@@ -429,7 +464,7 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 		return fxt_fail(r, "large blob payload of %llu bytes runs past the record end",
 				(unsigned long long)l->size);
 	l->data = data;
-	return 1;
+	return check_padding(r, data, l->size, "a large blob payload") ? -1 : 1;
 }
 
 /* Decodes the record at pos (left words available) as the record at rec_offset: 1 decoded, 0

@@ -126,10 +126,14 @@ struct fxt_record {
 
 /* Reader options for fxt_reader_open*(): */
 enum fxt_reader_flags {
-	/* Report every structural violation as an error: non-zero reserved bits, invalid UTF-8,
-	 * refs to strings/threads never registered, argument sizes that do not match their type.
-	 * Without it, such records are still decoded as well as possible (unknown refs become
-	 * empty strings / zero koids) and counted in fxt_reader_stats. */
+	/* Report every structural violation as an error: non-zero reserved bits or padding (of
+	 * inline strings, string records, provider names, log messages, blob payloads), invalid
+	 * UTF-8, refs to strings/threads never registered, argument sizes that do not match their
+	 * type, subtypes the spec leaves undefined (event type 11 and up, metadata, trace info,
+	 * scheduling and large record types, large blob formats). Without it, such records are
+	 * still decoded as well as possible (unknown refs become empty strings / zero koids) and
+	 * counted in fxt_reader_stats (records of an undefined subtype are skipped). Unknown record
+	 * and argument types are skipped in both modes: the spec extends the format with them. */
 	FXT_READER_STRICT = 1 << 0,
 };
 
@@ -150,7 +154,7 @@ struct fxt_read_error {
 /* Counters kept while reading (all records, also skipped ones). */
 struct fxt_reader_stats {
 	uint64_t records;
-	uint64_t unknown_skipped;	/* records of unknown type or subtype, skipped */
+	uint64_t unknown_skipped;	/* records of unknown type (or subtype: lenient), skipped */
 	uint64_t lenient_fixes;		/* violations tolerated outside STRICT mode */
 	uint64_t bytes;			/* bytes consumed so far */
 };
@@ -174,7 +178,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
  * tables and flags, as if it came next in r's archive at byte offset `offset` (its string and
  * thread records register in r's tables); r's own position is left alone. Views in *rec point
  * into p. Used to vet records before they are copied (the trace manager). Returns
- * FXT_READ_RECORD, FXT_READ_END for a record skipped (unknown type or subtype),
+ * FXT_READ_RECORD, FXT_READ_END for a record skipped (unknown type, or subtype when lenient),
  * FXT_READ_TRUNCATED (it runs past words) or FXT_READ_CORRUPT (fxt_reader_error() says why).
  * Fails: as said. Not thread-safe (one reader, one thread). */
 int fxt_reader_decode(struct fxt_reader *r, const uint64_t *p, size_t words, uint64_t offset,
