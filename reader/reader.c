@@ -2,7 +2,9 @@
  * bounds-checked cursor, decodes each record type into struct fxt_record (one read_<kind>()
  * per type), resolves string/thread refs through the current provider's tables, and skips
  * unknown record types. Invariants: every read is checked against the record's end, every
- * call advances by the record's size (>= 1 word) or stops for good, so any input terminates. */
+ * call advances by the record's size (>= 1 word) or stops for good, so any input terminates.
+ * A regular file is mapped; input that cannot be mapped (a pipe, /dev/stdin) is read into
+ * memory first, bounded by the memory available. */
 /* SPDX-License-Identifier: MIT */
 #include "reader/internal.h"
 
@@ -583,6 +585,54 @@ int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, u
 	return reader_new(out, data, len, flags);
 }
 
+/* Reads all of fd (a pipe, FIFO, terminal, socket: input that cannot be mapped) into a
+ * malloc'd buffer (8-byte aligned: malloc's alignment), growing it by doubling. The total is
+ * bounded by the memory available when reading starts: past it, -EFBIG. Returns 0 (*data NULL
+ * for no bytes), -EFBIG, -ENOMEM or the read's -errno. */
+static int slurp(int fd, void **data, size_t *len)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	size_t limit = pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : SIZE_MAX / 2;
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= limit) {
+				free(buf);
+				return -EFBIG;
+			}
+			size_t ncap = cap ? cap * 2 : 1u << 20;
+			if (ncap > limit)
+				ncap = limit;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (!n) {
+		free(buf);
+		buf = NULL;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
 int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags)
 {
 	struct stat st;
@@ -600,8 +650,20 @@ int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags)
 		return -EISDIR;
 	}
 	if (!S_ISREG(st.st_mode)) {
+		void *data = NULL;
+		size_t len = 0;
+		int ret = slurp(fd, &data, &len);
 		close(fd);
-		return -EINVAL;
+		if (ret < 0)
+			return ret;
+		static const uint64_t none;
+		ret = reader_new(out, data ? data : &none, len, flags);
+		if (ret < 0) {
+			free(data);
+			return ret;
+		}
+		(*out)->owned = data;
+		return 0;
 	}
 	if (st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -631,8 +693,28 @@ void fxt_reader_close(struct fxt_reader *r)
 		return;
 	if (r->map)
 		munmap(r->map, r->map_len);
+	free(r->owned);
 	fxt_providers_free(r);
 	free(r);
+}
+
+int fxt_reader_rewind(struct fxt_reader *r)
+{
+	fxt_providers_free(r);
+	r->providers = NULL;
+	r->nproviders = r->capproviders = 0;
+	r->cur = NULL;
+	r->pos = r->base;
+	r->state = FXT_READ_RECORD;
+	r->rec_offset = 0;
+	memset(&r->err, 0, sizeof(r->err));
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (fxt_provider_switch(r, 0, 0) < 0) {
+		r->state = FXT_READ_CORRUPT;
+		fxt_fail(r, "out of memory for provider tables");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 const struct fxt_read_error *fxt_reader_error(const struct fxt_reader *r)

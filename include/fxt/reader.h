@@ -159,15 +159,23 @@ struct fxt_reader_stats {
 	uint64_t bytes;			/* bytes consumed so far */
 };
 
-/* Maps the file read-only. Returns 0 or a negative errno (file missing, a directory: -EISDIR,
- * unreadable). An empty file opens and reads as FXT_READ_END... callers that need the magic
- * number check it on the first record. Thread-safe: each call makes an independent reader. */
+/* Maps the file read-only; input that cannot be mapped (a pipe, a FIFO, /dev/stdin on a pipe)
+ * is read whole into memory the reader owns, up to the memory available when reading starts.
+ * Returns 0 or a negative errno (file missing, a directory: -EISDIR, unreadable, -EFBIG: a pipe
+ * holding more than the memory available). An empty file opens and reads as FXT_READ_END...
+ * callers that need the magic number check it on the first record. Thread-safe: each call
+ * makes an independent reader. */
 int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags);
 
 /* Reads from memory the caller keeps alive until close. Same result codes. */
 int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, unsigned flags);
 
 void fxt_reader_close(struct fxt_reader *r);
+
+/* Starts r over at the first record of the same bytes (a second pass over a pipe read once):
+ * tables, stats, errors and the end state are reset; views from before stay valid. Returns 0
+ * or -ENOMEM (then every fxt_reader_next() returns FXT_READ_CORRUPT). Not thread-safe. */
+int fxt_reader_rewind(struct fxt_reader *r);
 
 /* Decodes the next record into *rec. Returns an enum fxt_read_result. After TRUNCATED or
  * CORRUPT every further call returns the same code. Unknown record types are skipped (counted
