@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -604,7 +607,36 @@ static void test_files(void)
 	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD)
 		n++;
 	ok(n == PROLOGUE_RECORDS && rec.type == FXT_RT_THREAD, "a mapped file reads like memory");
+	ok(fxt_reader_rewind(r) == 0 && fxt_reader_next(r, &rec) == FXT_READ_RECORD && rec.offset == 0 &&
+		   fxt_reader_stats(r)->records == 1,
+	   "rewind starts over at the magic number record with fresh counters");
+	for (n = 1; fxt_reader_next(r, &rec) == FXT_READ_RECORD; n++)
+		;
+	ok(n == PROLOGUE_RECORDS && sv_is(fxt_reader_provider_name(r, 7), "ab"),
+	   "and reads the same records again, tables rebuilt");
 	fxt_reader_close(r);
+	unlink(path);
+
+	/* A FIFO cannot be mapped: it is read into memory. A writer process fills it in pieces. */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ok(mkfifo(path, 0600) == 0, "a FIFO");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY);
+		for (size_t i = 0; i < sizeof(w); i += 24)
+			if (write(fd, (const char *)w + i, sizeof(w) - i < 24 ? sizeof(w) - i : 24) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	n = 0;
+	ok(fxt_reader_open(&r, path, FXT_READER_STRICT) == 0, "a FIFO opens (read into memory)");
+	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD)
+		n++;
+	ok(n == PROLOGUE_RECORDS && fxt_reader_next(r, &rec) == FXT_READ_END &&
+		   sv_is(fxt_reader_provider_name(r, 7), "ab"),
+	   "a FIFO written in pieces reads like the file");
+	fxt_reader_close(r);
+	waitpid(pid, NULL, 0);
 	unlink(path);
 	rmdir(dir);
 }
