@@ -171,16 +171,21 @@ struct fxt_client_result {
 
 typedef int (*fxt_client_fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec);
 
-/* Reads the archive at path record by record, calling fn for each (the magic number record
- * first: a file without it is refused as FXT_CS_OPEN, err -EINVAL). Returns res->status. */
+/* Reads the archive at path (a file, or a pipe read into memory) record by record, calling fn
+ * for each (the magic number record first: a file without it is refused as FXT_CS_OPEN, err
+ * -EINVAL; an empty one as FXT_CS_OPEN, err -ENODATA). Returns res->status. */
 int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_client_result *res);
+/* Reads the same bytes again from the first record (fxt_reader_rewind() of res->reader: a
+ * pipe is not read twice), calling fn for each. Views from the first read stay valid until
+ * fxt_client_close(). Returns res->status (FXT_CS_CALLBACK, err -ENOMEM, when the tables
+ * cannot be made again). */
+int fxt_client_reread(fxt_client_fn fn, void *ctx, struct fxt_client_result *res);
 /* Closes the reader of a read (string views die with it). Accepts a result with none. */
 void fxt_client_close(struct fxt_client_result *res);
-/* One line (no newline) describing a result that is not FXT_CS_OK; exit code to use in *code
- * (0 for a truncated archive, 1 for corrupt input or a failed callback, 2 for a file that
- * cannot be read). Returns msg. */
+/* One line (no newline) describing a result that is not FXT_CS_OK (the exit status is the
+ * launcher's: launcher/cmd.h). Returns msg. */
 const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,
-			       size_t len, int *code);
+			       size_t len);
 
 /* ---- Catapult JSON (json.c) ---- */
 struct fxt_json;

@@ -15,18 +15,17 @@ static int is_magic(const struct fxt_record *rec)
 	       rec->u.meta.trace_info_type == FXT_TI_MAGIC && rec->u.meta.magic == FXT_MAGIC;
 }
 
-int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_client_result *res)
+/* Reads every record of r into fn; fills res (which keeps r). */
+static int drive(struct fxt_reader *r, fxt_client_fn fn, void *ctx, struct fxt_client_result *res)
 {
 	struct fxt_record *rec = malloc(sizeof(*rec)); /* large (15 args) */
-	struct fxt_reader *r;
 	int rc, first = 1;
 
 	memset(res, 0, sizeof(*res));
-	rc = rec ? fxt_reader_open(&r, path, 0) : -ENOMEM;
-	if (rc < 0) {
-		free(rec);
-		res->status = FXT_CS_OPEN;
-		res->err = rc;
+	res->reader = r;
+	if (!rec) {
+		res->status = FXT_CS_CALLBACK;
+		res->err = -ENOMEM;
 		return res->status;
 	}
 	while ((rc = fxt_reader_next(r, rec)) == FXT_READ_RECORD) {
@@ -45,7 +44,7 @@ int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_cl
 	}
 	if (first && rc == FXT_READ_END) {
 		res->status = FXT_CS_OPEN;
-		res->err = -EINVAL;
+		res->err = -ENODATA;
 	} else if (rc == FXT_READ_TRUNCATED || rc == FXT_READ_CORRUPT) {
 		res->status = rc == FXT_READ_TRUNCATED ? FXT_CS_TRUNCATED : FXT_CS_CORRUPT;
 		res->where = *fxt_reader_error(r);
@@ -55,9 +54,35 @@ int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_cl
 		}
 	}
 	res->stats = *fxt_reader_stats(r);
-	res->reader = r;
 	free(rec);
 	return res->status;
+}
+
+int fxt_client_read(const char *path, fxt_client_fn fn, void *ctx, struct fxt_client_result *res)
+{
+	struct fxt_reader *r;
+	int rc = fxt_reader_open(&r, path, 0);
+
+	if (rc < 0) {
+		memset(res, 0, sizeof(*res));
+		res->status = FXT_CS_OPEN;
+		res->err = rc;
+		return res->status;
+	}
+	return drive(r, fn, ctx, res);
+}
+
+int fxt_client_reread(fxt_client_fn fn, void *ctx, struct fxt_client_result *res)
+{
+	struct fxt_reader *r = res->reader;
+	int rc = r ? fxt_reader_rewind(r) : -EBADF;
+
+	if (rc < 0) {
+		res->status = FXT_CS_CALLBACK;
+		res->err = rc;
+		return res->status;
+	}
+	return drive(r, fn, ctx, res);
 }
 
 void fxt_client_close(struct fxt_client_result *res)
@@ -68,33 +93,32 @@ void fxt_client_close(struct fxt_client_result *res)
 }
 
 const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,
-			       size_t len, int *code)
+			       size_t len)
 {
 	switch (res->status) {
 	case FXT_CS_OK:
-		*code = 0;
 		snprintf(msg, len, "%s: read to the end", path);
 		break;
 	case FXT_CS_TRUNCATED:
-		*code = 0;
-		snprintf(msg, len, "warning: %s: archive truncated at offset %llu (%s); read up to the "
+		snprintf(msg, len, "%s: archive truncated at offset %llu (%s); read up to the "
 			 "last whole record", path, (unsigned long long)res->where.offset,
 			 res->where.msg);
 		break;
 	case FXT_CS_CORRUPT:
-		*code = 1;
 		snprintf(msg, len, "%s: corrupt record at offset %llu: %s", path,
 			 (unsigned long long)res->where.offset, res->where.msg);
 		break;
 	case FXT_CS_OPEN:
-		*code = 2;
-		if (res->err == -EINVAL)
+		if (res->err == -ENODATA)
+			snprintf(msg, len, "%s: empty archive (no magic number record)", path);
+		else if (res->err == -EFBIG)
+			snprintf(msg, len, "%s: too large to read into memory", path);
+		else if (res->err == -EINVAL)
 			snprintf(msg, len, "%s: not an FXT archive (no magic number record)", path);
 		else
 			snprintf(msg, len, "%s: %s", path, strerror(-res->err));
 		break;
 	case FXT_CS_CALLBACK:
-		*code = 1;
 		snprintf(msg, len, "%s: %s", path, strerror(-res->err));
 		break;
 	}

@@ -1,9 +1,10 @@
 /* fxt check FILE: validates a whole archive with the STRICT reader (sizes, reserved bits,
  * registered refs, argument sizes, UTF-8) and the validator of fxt/reader.h (magic number first,
  * durations balanced and nested per thread, complete events with end >= start, async and flow
- * ids paired), then prints a summary. Exit 0 valid; 1 invalid, the first problem printed with
- * its offset (an empty file is invalid: an archive without its magic number record); 2
- * unreadable: missing, a directory, or not FXT (its first record is not the magic number). */
+ * ids paired; complete events overlapping without nesting are warnings), then prints a
+ * summary. Exit status (launcher/cmd.h): 0 valid; 1 invalid, the first problem printed with
+ * its offset (an empty file or one whose first record is not the magic number is invalid); 2
+ * usage, or the file cannot be read (missing, a directory). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -15,14 +16,17 @@
 #include "launcher/cmd.h"
 #include "writer/fields.h"
 
+/* Warnings printed one per line; the rest are counted. */
+#define MAX_WARNINGS 10
+
 static void check_usage(FILE *f)
 {
 	fprintf(f, "usage: fxt check [--quiet] FILE\n"
 		   "Validates every structural and semantic rule of the format, then prints a summary\n"
 		   "(records by type, providers, threads, strings, bytes/event).\n"
 		   "  -q, --quiet   no summary, only the verdict\n"
-		   "Exit 0 valid, 1 invalid (first problem and its offset on stderr),\n"
-		   "2 unreadable (missing, a directory, not an FXT archive). An empty file is invalid.\n");
+		   "Complete events that overlap without nesting are warnings (stderr, with offsets).\n"
+		   "The first problem and its offset are printed on stderr.\n" CMD_EXIT_USAGE);
 }
 
 static void summary(const struct fxt_validator *v, const struct fxt_reader *r)
@@ -44,6 +48,8 @@ static void summary(const struct fxt_validator *v, const struct fxt_reader *r)
 		printf("\nrecords dropped: %" PRIu64, s->dropped_records);
 	printf("\nthreads: %" PRIu64 " (%" PRIu64 " thread records)\nstrings: %" PRIu64 "\n", s->threads,
 	       s->thread_records, s->strings);
+	if (s->warnings)
+		printf("warnings: %" PRIu64 "\n", s->warnings);
 	if (s->events)
 		printf("bytes/event: %.1f\n", (double)st->bytes / (double)s->events);
 }
@@ -60,27 +66,36 @@ static int check_file(const char *path, struct fxt_reader *r, struct fxt_validat
 	struct fxt_record rec;
 	int res, err = 0;
 	uint64_t n = 0;
+	uint64_t warned = 0;
 	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
 		if (n++ == 0 && !is_magic(&rec)) {
-			fprintf(stderr, "fxt check: %s: not an FXT archive (no magic number record first)\n", path);
-			return 2;
+			fprintf(stderr, "fxt check: %s: offset 0: not an FXT archive (no magic number record first)\n",
+				path);
+			return CMD_EXIT_INVALID;
 		}
 		if ((err = fxt_validator_add(v, &rec)) < 0)
 			break;
+		if (fxt_validator_summary(v)->warnings > warned && warned++ < MAX_WARNINGS) {
+			const struct fxt_read_error *w = fxt_validator_warning(v);
+			fprintf(stderr, "fxt check: %s: warning: offset %" PRIu64 " (0x%" PRIx64 "): %s\n",
+				path, w->offset, w->offset, w->msg);
+		}
 	}
+	if (warned > MAX_WARNINGS)
+		fprintf(stderr, "fxt check: %s: %" PRIu64 " more warnings\n", path, warned - MAX_WARNINGS);
 	if (res == FXT_READ_TRUNCATED || res == FXT_READ_CORRUPT) {
 		const struct fxt_read_error *e = fxt_reader_error(r);
 		if (n == 0) {
-			fprintf(stderr, "fxt check: %s: not an FXT archive (%s)\n", path, e->msg);
-			return 2;
+			fprintf(stderr, "fxt check: %s: offset 0: not an FXT archive (%s)\n", path, e->msg);
+			return CMD_EXIT_INVALID;
 		}
 		fprintf(stderr, "fxt check: %s: offset %" PRIu64 " (0x%" PRIx64 "): %s%s\n", path, e->offset,
 			e->offset, res == FXT_READ_TRUNCATED ? "truncated: " : "", e->msg);
-		return 1;
+		return cmd_exit_read(res);
 	}
 	if (n == 0) {
 		fprintf(stderr, "fxt check: %s: offset 0: empty archive (no magic number record)\n", path);
-		return 1;
+		return CMD_EXIT_INVALID;
 	}
 	if (!err)
 		err = fxt_validator_finish(v);
@@ -88,13 +103,13 @@ static int check_file(const char *path, struct fxt_reader *r, struct fxt_validat
 		const struct fxt_read_error *e = fxt_validator_problem(v);
 		fprintf(stderr, "fxt check: %s: offset %" PRIu64 " (0x%" PRIx64 "): %s\n", path, e->offset,
 			e->offset, e->msg);
-		return 1;
+		return CMD_EXIT_INVALID;
 	}
 	if (err < 0) {
 		fprintf(stderr, "fxt check: %s: %s\n", path, strerror(-err));
-		return 2;
+		return CMD_EXIT_ERROR;
 	}
-	return 0;
+	return CMD_EXIT_OK;
 }
 
 int cmd_check(int argc, char **argv)
@@ -110,29 +125,29 @@ int cmd_check(int argc, char **argv)
 		}
 		if (c != 'q') {
 			check_usage(stderr);
-			return 2;
+			return CMD_EXIT_ERROR;
 		}
 		quiet = 1;
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "fxt check: expected one FILE\n");
 		check_usage(stderr);
-		return 2;
+		return CMD_EXIT_ERROR;
 	}
 	const char *path = argv[optind];
 	struct fxt_reader *r = cmd_open_archive("check", path, FXT_READER_STRICT);
 	if (!r)
-		return 2;
+		return CMD_EXIT_ERROR;
 	struct fxt_validator *v;
 	if (fxt_validator_new(&v) < 0) {
 		fprintf(stderr, "fxt check: %s\n", strerror(ENOMEM));
 		fxt_reader_close(r);
-		return 2;
+		return CMD_EXIT_ERROR;
 	}
 	int status = check_file(path, r, v);
-	if (status != 2 && !quiet)
+	if (status != CMD_EXIT_ERROR && !quiet)
 		summary(v, r);
-	if (status != 2)
+	if (status != CMD_EXIT_ERROR)
 		printf("%s\n", status ? "invalid" : "valid");
 	fxt_validator_free(v);
 	fxt_reader_close(r);

@@ -1,7 +1,7 @@
 /* `fxt json FILE [-o OUT]`: Catapult JSON (Trace Event Format) for chrome://tracing, Perfetto
  * and speedscope, written as the archive streams through the converter (client/json.c).
- * Exit 0 (also for a truncated archive, with a warning), 1 bad input/usage or write error,
- * 2 unreadable file. */
+ * Exit status (launcher/cmd.h): 0 ok; 1 invalid archive (the JSON of what precedes the
+ * problem is still written); 2 usage, unreadable file, write error. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +17,7 @@ static const char usage[] =
 	"durations (X, B/E), instants (i), counters (C), async (b/n/e), flows (s/t/f), log\n"
 	"records (instants with the message), process and thread names (M), typed arguments,\n"
 	"pointer arguments named through userspace object records. Times in microseconds.\n"
-	"  -o, --output OUT  write to OUT instead of stdout\n";
+	"  -o, --output OUT  write to OUT instead of stdout\n" CMD_EXIT_USAGE;
 
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
@@ -43,35 +43,36 @@ int cmd_json(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return 1;
+		default: fputs(usage, stderr); return CMD_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "fxt json: expected one archive (try fxt json --help)\n");
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	if (out && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	setvbuf(f, obuf, _IOFBF, sizeof(obuf));
 	if (fxt_json_new(&j, f) < 0) {
 		fprintf(stderr, "fxt json: out of memory\n");
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
-	fxt_client_read(argv[optind], on_record, j, &res);
+	fxt_client_read(cmd_input(argv[optind]), on_record, j, &res);
+	code = cmd_exit_client(&res);
 	if (res.status != FXT_CS_OK)
 		fprintf(stderr, "fxt json: %s\n",
-			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
+			fxt_client_message(&res, argv[optind], msg, sizeof(msg)));
 	if (res.status != FXT_CS_OPEN && (err = fxt_json_finish(j)) < 0) {
 		fprintf(stderr, "fxt json: %s: %s\n", out ? out : "stdout", strerror(-err));
-		code = code ? code : 1;
+		code = CMD_EXIT_ERROR;
 	}
 	fxt_client_close(&res);
 	fxt_json_free(j);
 	if (out && fclose(f) && !code) {
 		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));
-		code = 1;
+		code = CMD_EXIT_ERROR;
 	}
 	if (out && res.status == FXT_CS_OPEN)
 		remove(out);

@@ -4,7 +4,9 @@
  * up to the first unwritten one, then padding), the string area's tail is padded, the count of
  * dropped records is added, and the file is cut after the last chunk. In place; renamed to OUT
  * (default: FILE without ".part"). A finished archive is left as it was (recovering twice is
- * harmless). Exit 0 done, 1 not such a file or I/O error, 2 usage. */
+ * harmless). Exit status (launcher/cmd.h): 0 done; 1 not such a file (empty, too short, not
+ * written by a standalone run); 2 usage, a file that cannot be read or written (missing, a
+ * directory, a pipe: it is repaired in place), I/O error. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +30,9 @@ static const char usage[] =
 	"usage: fxt recover FILE [-o OUT]\n"
 	"Makes the archive a killed run left (FILE.part, written by LD_PRELOAD=libfxtauto.so\n"
 	"without fxtrun) valid: every record committed before the kill is kept. In place, then\n"
-	"renamed to OUT (default: FILE without its .part suffix).\n";
+	"renamed to OUT (default: FILE without its .part suffix). FILE must be a regular file.\n"
+	"Exit 0 ok; 1 FILE is not such an archive (empty, too short, not a standalone run's);\n"
+	"2 usage error, or FILE cannot be read or written (missing, a directory, a pipe).\n";
 
 /* Ticks per second of this machine's clock, for a file killed before it stored one. */
 static uint64_t measure_tps(void)
@@ -42,10 +46,12 @@ static uint64_t measure_tps(void)
 	return (uint64_t)((unsigned __int128)(__rdtsc() - t0) * 1000000000ULL / (n1 - n0));
 }
 
-static int fail(const char *path, const char *why)
+/* Prints why and returns status (CMD_EXIT_INVALID: not such a file; CMD_EXIT_ERROR: cannot
+ * read or write it). */
+static int fail(const char *path, const char *why, int status)
 {
 	fprintf(stderr, "fxt recover: %s: %s\n", path, why);
-	return 1;
+	return status;
 }
 
 int cmd_recover(int argc, char **argv)
@@ -64,13 +70,13 @@ int cmd_recover(int argc, char **argv)
 		}
 		if (c != 'o' || !*optarg) {
 			fprintf(stderr, "fxt recover: bad option '%s'\n%s", argv[optind - 1], usage);
-			return 2;
+			return CMD_EXIT_ERROR;
 		}
 		out = optarg;
 	}
 	if (optind != argc - 1) {
 		fputs(usage, stderr);
-		return 2;
+		return CMD_EXIT_ERROR;
 	}
 	const char *path = argv[optind];
 	char dflt[PATH_MAX];
@@ -81,13 +87,22 @@ int cmd_recover(int argc, char **argv)
 		out = dflt;
 	}
 
-	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
+	if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+		return fail(path, "not a regular file (a killed run's file is repaired in place)",
+			    CMD_EXIT_ERROR);
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		return fail(path, strerror(errno));
-	if (!S_ISREG(st.st_mode) || st.st_size < 4096) {
+		return fail(path, strerror(errno), CMD_EXIT_ERROR);
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(path, "not an fxtauto archive file (too short)");
+		return fail(path, "not a regular file", CMD_EXIT_ERROR);
+	}
+	if (st.st_size < 4096) {
+		close(fd);
+		return fail(path, st.st_size ? "not an fxtauto archive file (too short)"
+					     : "empty file, not an fxtauto archive file",
+			    CMD_EXIT_INVALID);
 	}
 	size_t size = (size_t)st.st_size;
 	/* Padding is written into what may be holes: reserve them now (a full disk is then an
@@ -95,12 +110,13 @@ int cmd_recover(int argc, char **argv)
 	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size) < 0 && errno != EOPNOTSUPP) {
 		int err = errno;
 		close(fd);
-		return fail(path, strerror(err));
+		return fail(path, strerror(err), CMD_EXIT_ERROR);
 	}
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
+		int err = errno;
 		close(fd);
-		return fail(path, strerror(errno));
+		return fail(path, strerror(err), CMD_EXIT_ERROR);
 	}
 	struct fxt_buf b;
 	struct fxt_outfile o;
@@ -110,7 +126,8 @@ int cmd_recover(int argc, char **argv)
 		close(fd);
 		return fail(path, rc == -EPROTONOSUPPORT
 					  ? "written by another fxtauto version (layout)"
-					  : "not the file of a standalone fxtauto run");
+					  : "not the file of a standalone fxtauto run",
+			    CMD_EXIT_INVALID);
 	}
 	const struct fxt_buf_hdr *h = b.hdr;
 	uint64_t room = size > h->chunks_off ? (size - h->chunks_off) / h->chunk_size : 0;
@@ -137,7 +154,7 @@ int cmd_recover(int argc, char **argv)
 	if (!rc && out && rename(path, out) < 0)
 		rc = -errno;
 	if (rc < 0)
-		return fail(path, strerror(-rc));
+		return fail(path, strerror(-rc), CMD_EXIT_ERROR);
 	printf("fxt recover: %s: %" PRIu64 " chunks, %.1f MB%s%s; written to %s\n", path, chunks,
 	       (double)end / 1e6, measured ? ", clock rate measured now" : "",
 	       dropped ? ", records dropped before the kill are counted" : "", out ? out : path);

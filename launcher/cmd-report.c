@@ -4,7 +4,8 @@
  * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
  * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
  * program's functions or count in their self time. Filters: pid, tid, function glob, time
- * window. Exit 0; 1 bad input/usage or filters that match nothing; 2 unreadable file. */
+ * window. Exit status (launcher/cmd.h): 0 ok; 1 invalid archive (the figures of what precedes
+ * the problem are printed) or filters that match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,7 +60,8 @@ static const char usage[] =
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
 	"functions, and a caller's self time excludes them as it excludes its callees.\n"
 	"With context switch records (fxtrun --sched): on-cpu and off-cpu (total minus on-cpu)\n"
-	"per function, and per lock object the time its waiters were blocked off CPU.\n";
+	"per function, and per lock object the time its waiters were blocked off CPU.\n"
+	CMD_EXIT_USAGE;
 
 static struct fxt_sv name_of(struct report *rp, unsigned type, uint64_t koid)
 {
@@ -434,14 +436,14 @@ int cmd_report(int argc, char **argv)
 			if (parse_sort(optarg, &rp.sort) < 0) {
 				fprintf(stderr, "fxt report: --sort %s: expected self, total, calls, "
 					"avg, max or name\n", optarg);
-				return 1;
+				return CMD_EXIT_ERROR;
 			}
 			break;
 		case 'l':
 			if (parse_u64(optarg, &lim) < 0 || !lim) {
 				fprintf(stderr, "fxt report: --limit %s: expected a positive number\n",
 					optarg);
-				return 1;
+				return CMD_EXIT_ERROR;
 			}
 			rp.limit = (size_t)lim;
 			break;
@@ -452,7 +454,7 @@ int cmd_report(int argc, char **argv)
 			if (parse_u64(optarg, c == 'p' ? &rp.pid : &rp.tid) < 0) {
 				fprintf(stderr, "fxt report: --%s %s: expected a number\n",
 					c == 'p' ? "pid" : "tid", optarg);
-				return 1;
+				return CMD_EXIT_ERROR;
 			}
 			*(c == 'p' ? &rp.has_pid : &rp.has_tid) = 1;
 			break;
@@ -462,21 +464,21 @@ int cmd_report(int argc, char **argv)
 			if (fxt_time_parse(optarg, c == 'F' ? &from : &to) < 0) {
 				fprintf(stderr, "fxt report: --%s %s: expected a time like 10ms, 1.5s, "
 					"200us or 42ns\n", c == 'F' ? "from" : "to", optarg);
-				return 1;
+				return CMD_EXIT_ERROR;
 			}
 			*(c == 'F' ? &has_from : &has_to) = 1;
 			break;
 		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return 1;
+		default: fputs(usage, stderr); return CMD_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "fxt report: expected one archive (try fxt report --help)\n");
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	if (has_from && has_to && to < from) {
 		fprintf(stderr, "fxt report: --to is before --from\n");
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = rp.threads;
 	po.tree = rp.tree;
@@ -484,7 +486,7 @@ int cmd_report(int argc, char **argv)
 	    ctab_init(&rp.labels, sizeof(struct named)) || fxt_prof_new(&rp.prof, &po) < 0)
 		goto nomem;
 	/* pass 1: the trace start and the spans that enclose other runs' spans */
-	fxt_client_read(argv[optind], on_record, &rp, &res);
+	fxt_client_read(cmd_input(argv[optind]), on_record, &rp, &res);
 	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
 		goto out;
 	if (rp.start_ns == UINT64_MAX)
@@ -498,8 +500,7 @@ int cmd_report(int argc, char **argv)
 	if (fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
 			    has_to ? rp.start_ns + to : UINT64_MAX) < 0)
 		goto nomem;
-	/* views into pass 1's mapping die with it (the profile copied what it keeps) */
-	fxt_client_close(&res);
+	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
 	ctab_free(&rp.names);
 	ctab_free(&rp.uobjs);
 	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)))
@@ -512,13 +513,13 @@ int cmd_report(int argc, char **argv)
 			snprintf(t, sizeof(t), " of thread %" PRIu64, rp.tid);
 		if (!rp.matched) {
 			fprintf(stderr, "fxt report: %s: no events%s%s\n", argv[optind], p, t);
-			code = 1;
+			code = CMD_EXIT_INVALID;
 			goto out;
 		}
 	}
 	rp.matched = 0;
 	/* pass 2: the figures */
-	fxt_client_read(argv[optind], on_record, &rp, &res);
+	fxt_client_reread(on_record, &rp, &res);
 	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK ||
 	    fxt_prof_finish(rp.prof) < 0)
 		goto out;
@@ -542,12 +543,15 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
 			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",
 			has_from || has_to ? " in the --from/--to window" : "");
-		code = 1;
+		code = CMD_EXIT_INVALID;
 	}
 out:
-	if (res.status != FXT_CS_OK)
+	if (res.status != FXT_CS_OK) {
 		fprintf(stderr, "fxt report: %s\n",
-			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
+			fxt_client_message(&res, argv[optind], msg, sizeof(msg)));
+		if (cmd_exit_client(&res) > code)
+			code = cmd_exit_client(&res);
+	}
 	fxt_client_close(&res);
 	fxt_prof_free(rp.prof);
 	fxt_oncpu_free(rp.oncpu);
@@ -559,7 +563,7 @@ out:
 	return code;
 nomem:
 	fprintf(stderr, "fxt report: out of memory\n");
-	code = 1;
+	code = CMD_EXIT_ERROR;
 	res.status = FXT_CS_OK;
 	goto out;
 }

@@ -1,7 +1,8 @@
 /* `fxt stats FILE`: what an archive holds — records and bytes per record type, events per
  * event type, time span, per provider (records, bytes, events, drops from "buffer full"
  * provider event records, and the records fxtauto counted as dropped) and per thread (events, name). One streaming pass; memory grows with
- * providers and threads only. Exit 0, 1 bad input/usage, 2 unreadable file. */
+ * providers and threads only. Exit status (launcher/cmd.h): 0 ok; 1 invalid archive (counts of
+ * what precedes the problem are printed); 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +39,7 @@ struct stats {
 static const char usage[] =
 	"usage: fxt stats FILE\n"
 	"Counts in an FXT archive: records and bytes per record type, events per type, the time\n"
-	"span, per provider (records, bytes, events, drops) and per thread (events).\n";
+	"span, per provider (records, bytes, events, drops) and per thread (events).\n" CMD_EXIT_USAGE;
 
 static const char *const rec_names[16] = {
 	"metadata", "initialization", "string", "thread", "event", "blob", "userspace object",
@@ -163,24 +164,25 @@ int cmd_stats(int argc, char **argv)
 			return 0;
 		}
 		fputs(usage, stderr);
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "fxt stats: expected one archive (try fxt stats --help)\n");
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	if (ctab_init(&st.provs, sizeof(struct prov)) || ctab_init(&st.thrs, sizeof(struct thr)) ||
 	    ctab_init(&st.names, sizeof(struct named))) {
 		fprintf(stderr, "fxt stats: out of memory\n");
-		code = 1;
+		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	fxt_client_read(argv[optind], on_record, &st, &res);
+	fxt_client_read(cmd_input(argv[optind]), on_record, &st, &res);
+	code = cmd_exit_client(&res);
 	if (res.status != FXT_CS_OPEN)
 		print(&st, &res);
 	if (res.status != FXT_CS_OK)
 		fprintf(stderr, "fxt stats: %s\n",
-			fxt_client_message(&res, argv[optind], msg, sizeof(msg), &code));
+			fxt_client_message(&res, argv[optind], msg, sizeof(msg)));
 out:
 	fxt_client_close(&res);
 	ctab_free(&st.provs);

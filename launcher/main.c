@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client/client.h"
 #include "fxt/reader.h"
 #include "launcher/cmd.h"
 
@@ -24,7 +25,7 @@ static const struct command {
 	{ "json", cmd_json, "convert to Catapult JSON (chrome://tracing, Perfetto)" },
 	{ "stats", cmd_stats, "counts, sizes, duration per provider and thread, drops" },
 	{ "dump", cmd_dump, "print one line per record" },
-	{ "check", cmd_check, "validate an archive (exit 0 valid, 1 invalid, 2 unreadable)" },
+	{ "check", cmd_check, "validate an archive (exit 0 valid, 1 invalid, 2 cannot read)" },
 	{ "clean", cmd_clean, "remove session directories left by a killed fxtrun" },
 	{ "recover", cmd_recover, "make the archive of a killed standalone run (FILE.part) valid" },
 };
@@ -37,12 +38,38 @@ static void usage(FILE *f)
 	fprintf(f, "\n`fxt COMMAND --help` describes a command. fxtrun PROGRAM = fxt record PROGRAM.\n");
 }
 
+const char *cmd_input(const char *arg)
+{
+	return strcmp(arg, "-") ? arg : "/dev/stdin";
+}
+
+int cmd_exit_read(int res)
+{
+	return res == FXT_READ_END || res == FXT_READ_RECORD ? CMD_EXIT_OK : CMD_EXIT_INVALID;
+}
+
+int cmd_exit_client(const struct fxt_client_result *res)
+{
+	switch (res->status) {
+	case FXT_CS_OK:
+		return CMD_EXIT_OK;
+	case FXT_CS_TRUNCATED:
+	case FXT_CS_CORRUPT:
+		return CMD_EXIT_INVALID;
+	case FXT_CS_OPEN: /* empty, or not FXT: an invalid archive; else it cannot be read */
+		return res->err == -ENODATA || res->err == -EINVAL ? CMD_EXIT_INVALID : CMD_EXIT_ERROR;
+	default:
+		return CMD_EXIT_ERROR;
+	}
+}
+
 struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned flags)
 {
 	struct fxt_reader *r;
-	int err = fxt_reader_open(&r, path, flags);
+	int err = fxt_reader_open(&r, cmd_input(path), flags);
 	if (err < 0) {
-		fprintf(stderr, "fxt %s: %s: %s\n", cmd, path, strerror(-err));
+		fprintf(stderr, "fxt %s: %s: %s\n", cmd, path,
+			err == -EFBIG ? "too large to read into memory" : strerror(-err));
 		return NULL;
 	}
 	return r;

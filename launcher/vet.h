@@ -23,7 +23,9 @@ void fxt_vet_free(struct fxt_vet *v);
  * `offset`, in order, compacting in place: records stamped after cutoff (0: none) are left out
  * (a duration complete event counts by its end). Stops at the first bad record (a size that
  * runs past `words`, a record type a provider never writes — metadata, initialization, unknown
- * — or any rule of the strict reader and the validator): its reason is kept
+ * — or any rule of the strict reader and the validator; the validator's warnings, complete
+ * events overlapping without nesting, are spec-valid and kept, as `fxt check` accepts them):
+ * its reason is kept
  * (fxt_vet_problem()) and every later call keeps nothing. *events: event records kept.
  * Returns the words kept. Fails: as said (out of memory counts as a bad record). */
 size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,

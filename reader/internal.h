@@ -37,6 +37,7 @@ struct fxt_reader {
 	uint64_t rec_offset;	/* offset of the record being decoded */
 	void *map;
 	size_t map_len;
+	void *owned;		/* input read from a pipe (malloc'd), or NULL */
 	struct fxt_provider *cur;
 	struct fxt_provider **providers;	/* open addressing on id; capacity a power of 2 */
 	size_t nproviders, capproviders;

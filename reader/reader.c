@@ -2,7 +2,9 @@
  * bounds-checked cursor, decodes each record type into struct fxt_record (one read_<kind>()
  * per type), resolves string/thread refs through the current provider's tables, and skips
  * unknown record types. Invariants: every read is checked against the record's end, every
- * call advances by the record's size (>= 1 word) or stops for good, so any input terminates. */
+ * call advances by the record's size (>= 1 word) or stops for good, so any input terminates.
+ * A regular file is mapped; input that cannot be mapped (a pipe, /dev/stdin) is read into
+ * memory first, bounded by the memory available. */
 /* SPDX-License-Identifier: MIT */
 #include "reader/internal.h"
 
@@ -48,6 +50,40 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
 	return 0;
 }
 
+/* A subtype the spec leaves undefined inside a defined record type (an event type past flow
+ * end, a metadata or trace info type, a scheduling or large record type, a blob format): STRICT
+ * reports it (returns -1); lenient mode skips the record and counts it (returns 0). Unknown
+ * record types and argument types are not such: the spec defines new ones as the ways to extend
+ * the format (trace-format.md#extend-the-format), so they are skipped in both modes. */
+__attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt, ...)
+{
+	if (!(r->flags & FXT_READER_STRICT)) {
+		r->stats.unknown_skipped++;
+		return 0;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	va_end(ap);
+	r->err.offset = r->rec_offset;
+	return -1;
+}
+
+/* The bytes after a stream of len bytes up to its 8-byte boundary must be zero (the spec's
+ * padding); the cursor already took them, so they are inside the record. */
+static inline int check_padding(struct fxt_reader *r, const char *s, uint64_t len, const char *what)
+{
+	unsigned tail = (unsigned)(len & 7);
+	if (!tail)
+		return 0;
+	uint64_t last;
+	memcpy(&last, s + (len - tail), 8);
+	/* little-endian: the stream's bytes are the low `tail` bytes of its last word */
+	if (!(last >> (8 * tail)))
+		return 0;
+	return violation(r, "non-zero padding after the %llu bytes of %s", (unsigned long long)len, what);
+}
+
 static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 {
 	if (fxt_utf8_valid(s, len))
@@ -73,6 +109,8 @@ HOT int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 		out->len = ref & FXT_STRREF_LEN_MASK;
 		if (!fxt_cursor_bytes(c, out->len, &out->s))
 			return fxt_fail(r, "inline string of %u bytes runs past the record end", out->len);
+		if (check_padding(r, out->s, out->len, "an inline string"))
+			return -1;
 		return check_utf8(r, out->s, out->len);
 	}
 	const struct fxt_sv *s = fxt_string_get(r, ref);
@@ -180,7 +218,9 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 		rec->u.meta.name.len = (uint32_t)fxt_field_get(FXT_META_NAME_LEN, h);
 		if (!fxt_cursor_bytes(c, rec->u.meta.name.len, &rec->u.meta.name.s))
 			return fxt_fail(r, "provider name runs past the record end");
-		if (check_reserved(r, h, FXT_BITS(0, 59)) || check_utf8(r, rec->u.meta.name.s, rec->u.meta.name.len))
+		if (check_reserved(r, h, FXT_BITS(0, 59)) ||
+		    check_padding(r, rec->u.meta.name.s, rec->u.meta.name.len, "a provider name") ||
+		    check_utf8(r, rec->u.meta.name.s, rec->u.meta.name.len))
 			return -1;
 		if (fxt_provider_switch(r, id, 1) < 0)
 			return fxt_fail(r, "out of memory for provider tables");
@@ -200,10 +240,8 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 	case FXT_MT_TRACE_INFO:
 		rec->u.meta.provider_id = 0;
 		rec->u.meta.trace_info_type = (unsigned)fxt_field_get(FXT_META_TRACE_INFO_TYPE, h);
-		if (rec->u.meta.trace_info_type != FXT_TI_MAGIC) {
-			r->stats.unknown_skipped++;
-			return 0;
-		}
+		if (rec->u.meta.trace_info_type != FXT_TI_MAGIC)
+			return undefined(r, "undefined trace info type %u", rec->u.meta.trace_info_type);
 		rec->u.meta.magic = (uint32_t)fxt_field_get(FXT_META_MAGIC, h);
 		if (rec->u.meta.magic != FXT_MAGIC && violation(r, "bad magic number 0x%x", rec->u.meta.magic))
 			return -1;
@@ -211,8 +249,7 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, s
 			return -1;
 		break;
 	default:
-		r->stats.unknown_skipped++;
-		return 0;
+		return undefined(r, "undefined metadata type %u", mt);
 	}
 	rec->provider_id = r->cur->id;
 	return 1;
@@ -237,7 +274,8 @@ COLD int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 	s->len = (uint32_t)fxt_field_get(FXT_STRING_LEN, h);
 	if (!fxt_cursor_bytes(c, s->len, &s->s))
 		return fxt_fail(r, "string of %u bytes runs past the record end", s->len);
-	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) || check_utf8(r, s->s, s->len))
+	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) ||
+	    check_padding(r, s->s, s->len, "a string record") || check_utf8(r, s->s, s->len))
 		return -1;
 	rec->u.string.index = idx;
 	if (idx == 0) /* the spec: such records must be ignored */
@@ -265,10 +303,8 @@ COLD int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 HOT int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	unsigned et = (unsigned)fxt_field_get(FXT_EVENT_TYPE, h);
-	if (et > FXT_ET_FLOW_END) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
+	if (et > FXT_ET_FLOW_END)
+		return undefined(r, "undefined event type %u", et);
 	rec->u.event.event_type = et;
 	unsigned nargs = (unsigned)fxt_field_get(FXT_EVENT_ARG_CNT, h); /* rec->nargs is 0 already */
 	if (!fxt_cursor_u64(c, &rec->u.event.ts))
@@ -306,6 +342,8 @@ COLD int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 	if (!fxt_cursor_bytes(c, rec->u.blob.size, &data))
 		return fxt_fail(r, "blob payload of %u bytes runs past the record end", rec->u.blob.size);
 	rec->u.blob.data = data;
+	if (check_padding(r, data, rec->u.blob.size, "a blob payload"))
+		return -1;
 	return check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE) ? -1 : 1;
 }
 
@@ -346,10 +384,8 @@ COLD int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	typeof(rec->u.sched) *s = &rec->u.sched;
 	memset(s, 0, sizeof(*s));
 	s->sched_type = st;
-	if (st > FXT_ST_THREAD_WAKEUP) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
+	if (st > FXT_ST_THREAD_WAKEUP)
+		return undefined(r, "undefined scheduling record type %u", st);
 	if (!fxt_cursor_u64(c, &s->ts))
 		return fxt_fail(r, "scheduling record without a timestamp");
 	if (st == FXT_ST_LEGACY_CONTEXT_SWITCH) {
@@ -388,7 +424,8 @@ COLD int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct
 	m->len = (uint32_t)fxt_field_get(FXT_LOG_MSG_LEN, h);
 	if (!fxt_cursor_bytes(c, m->len, &m->s))
 		return fxt_fail(r, "log message of %u bytes runs past the record end", m->len);
-	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF) || check_utf8(r, m->s, m->len))
+	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF) ||
+	    check_padding(r, m->s, m->len, "a log message") || check_utf8(r, m->s, m->len))
 		return -1;
 	return 1;
 }
@@ -400,10 +437,10 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	const char *data;
 	l->large_type = (unsigned)fxt_field_get(FXT_LARGE_RECORD_TYPE, h);
 	l->format = (unsigned)fxt_field_get(FXT_LARGE_BLOB_FORMAT, h);
-	if (l->large_type != FXT_LT_BLOB || l->format > FXT_LBF_NO_METADATA) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
+	if (l->large_type != FXT_LT_BLOB)
+		return undefined(r, "undefined large record type %u", l->large_type);
+	if (l->format > FXT_LBF_NO_METADATA)
+		return undefined(r, "undefined large blob format %u", l->format);
 	if (check_reserved(r, h, FXT_BITS(0, 43)))
 		return -1;
 	if (!fxt_cursor_u64(c, &w))
@@ -429,7 +466,7 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 		return fxt_fail(r, "large blob payload of %llu bytes runs past the record end",
 				(unsigned long long)l->size);
 	l->data = data;
-	return 1;
+	return check_padding(r, data, l->size, "a large blob payload") ? -1 : 1;
 }
 
 /* Decodes the record at pos (left words available) as the record at rec_offset: 1 decoded, 0
@@ -548,6 +585,54 @@ int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, u
 	return reader_new(out, data, len, flags);
 }
 
+/* Reads all of fd (a pipe, FIFO, terminal, socket: input that cannot be mapped) into a
+ * malloc'd buffer (8-byte aligned: malloc's alignment), growing it by doubling. The total is
+ * bounded by the memory available when reading starts: past it, -EFBIG. Returns 0 (*data NULL
+ * for no bytes), -EFBIG, -ENOMEM or the read's -errno. */
+static int slurp(int fd, void **data, size_t *len)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	size_t limit = pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : SIZE_MAX / 2;
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= limit) {
+				free(buf);
+				return -EFBIG;
+			}
+			size_t ncap = cap ? cap * 2 : 1u << 20;
+			if (ncap > limit)
+				ncap = limit;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (!n) {
+		free(buf);
+		buf = NULL;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
 int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags)
 {
 	struct stat st;
@@ -565,8 +650,20 @@ int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags)
 		return -EISDIR;
 	}
 	if (!S_ISREG(st.st_mode)) {
+		void *data = NULL;
+		size_t len = 0;
+		int ret = slurp(fd, &data, &len);
 		close(fd);
-		return -EINVAL;
+		if (ret < 0)
+			return ret;
+		static const uint64_t none;
+		ret = reader_new(out, data ? data : &none, len, flags);
+		if (ret < 0) {
+			free(data);
+			return ret;
+		}
+		(*out)->owned = data;
+		return 0;
 	}
 	if (st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -596,8 +693,28 @@ void fxt_reader_close(struct fxt_reader *r)
 		return;
 	if (r->map)
 		munmap(r->map, r->map_len);
+	free(r->owned);
 	fxt_providers_free(r);
 	free(r);
+}
+
+int fxt_reader_rewind(struct fxt_reader *r)
+{
+	fxt_providers_free(r);
+	r->providers = NULL;
+	r->nproviders = r->capproviders = 0;
+	r->cur = NULL;
+	r->pos = r->base;
+	r->state = FXT_READ_RECORD;
+	r->rec_offset = 0;
+	memset(&r->err, 0, sizeof(r->err));
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (fxt_provider_switch(r, 0, 0) < 0) {
+		r->state = FXT_READ_CORRUPT;
+		fxt_fail(r, "out of memory for provider tables");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 const struct fxt_read_error *fxt_reader_error(const struct fxt_reader *r)

@@ -64,6 +64,7 @@ struct fxt_validator {
 	struct idset dropped;		/* providers that reported dropped records */
 	struct fxt_validate_summary sum;
 	struct fxt_read_error problem;
+	struct fxt_read_error warning;	/* the latest warning */
 	int failed;
 	int started;	/* a record was fed */
 };
@@ -86,6 +87,20 @@ __attribute__((format(printf, 3, 4))) static int fail(struct fxt_validator *v, u
 	v->problem.offset = offset;
 	v->failed = 1;
 	return -EBADMSG;
+}
+
+/* Records a warning: something the spec allows but a tracer of nested calls should not write.
+ * Returns 0 (the record is accepted). */
+__attribute__((format(printf, 3, 4))) static int warn(struct fxt_validator *v, uint64_t offset,
+						       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->warning.msg, sizeof(v->warning.msg), fmt, ap);
+	va_end(ap);
+	v->warning.offset = offset;
+	v->sum.warnings++;
+	return 0;
 }
 
 /* Grows *p (of *cap elements of size elem) to hold need elements. Returns 0 or -ENOMEM. */
@@ -226,7 +241,9 @@ static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provid
 }
 
 /* A complete event [s, e] against the thread's roots: roots inside it become part of it, a root
- * holding it absorbs it, a root overlapping it partially is a violation. */
+ * holding it absorbs it. A root overlapping it partially is a warning, not a violation: the spec
+ * has no nesting rule for complete events (trace-format.md#duration-complete-event); the event
+ * is then left out of the roots, which stay pairwise disjoint. */
 static int add_complete(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
 {
 	uint64_t s = rec->u.event.ts, e = rec->u.event.end_ts;
@@ -244,7 +261,7 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, const struct
 			continue; /* inside: a callee written before its caller */
 		if (r.start <= s && r.end >= e && hi - lo == 1)
 			return 0; /* it sits inside an earlier root */
-		return fail(v, rec->offset,
+		return warn(v, rec->offset,
 			    "complete event [%" PRIu64 ", %" PRIu64 "] overlaps [%" PRIu64 ", %" PRIu64
 			    "] on thread %" PRIu64 " without nesting", s, e, r.start, r.end, t->tid);
 	}
@@ -446,6 +463,11 @@ int fxt_validator_finish(struct fxt_validator *v)
 const struct fxt_read_error *fxt_validator_problem(const struct fxt_validator *v)
 {
 	return &v->problem;
+}
+
+const struct fxt_read_error *fxt_validator_warning(const struct fxt_validator *v)
+{
+	return v->sum.warnings ? &v->warning : NULL;
 }
 
 const struct fxt_validate_summary *fxt_validator_summary(const struct fxt_validator *v)

@@ -126,10 +126,14 @@ struct fxt_record {
 
 /* Reader options for fxt_reader_open*(): */
 enum fxt_reader_flags {
-	/* Report every structural violation as an error: non-zero reserved bits, invalid UTF-8,
-	 * refs to strings/threads never registered, argument sizes that do not match their type.
-	 * Without it, such records are still decoded as well as possible (unknown refs become
-	 * empty strings / zero koids) and counted in fxt_reader_stats. */
+	/* Report every structural violation as an error: non-zero reserved bits or padding (of
+	 * inline strings, string records, provider names, log messages, blob payloads), invalid
+	 * UTF-8, refs to strings/threads never registered, argument sizes that do not match their
+	 * type, subtypes the spec leaves undefined (event type 11 and up, metadata, trace info,
+	 * scheduling and large record types, large blob formats). Without it, such records are
+	 * still decoded as well as possible (unknown refs become empty strings / zero koids) and
+	 * counted in fxt_reader_stats (records of an undefined subtype are skipped). Unknown record
+	 * and argument types are skipped in both modes: the spec extends the format with them. */
 	FXT_READER_STRICT = 1 << 0,
 };
 
@@ -150,20 +154,28 @@ struct fxt_read_error {
 /* Counters kept while reading (all records, also skipped ones). */
 struct fxt_reader_stats {
 	uint64_t records;
-	uint64_t unknown_skipped;	/* records of unknown type or subtype, skipped */
+	uint64_t unknown_skipped;	/* records of unknown type (or subtype: lenient), skipped */
 	uint64_t lenient_fixes;		/* violations tolerated outside STRICT mode */
 	uint64_t bytes;			/* bytes consumed so far */
 };
 
-/* Maps the file read-only. Returns 0 or a negative errno (file missing, a directory: -EISDIR,
- * unreadable). An empty file opens and reads as FXT_READ_END... callers that need the magic
- * number check it on the first record. Thread-safe: each call makes an independent reader. */
+/* Maps the file read-only; input that cannot be mapped (a pipe, a FIFO, /dev/stdin on a pipe)
+ * is read whole into memory the reader owns, up to the memory available when reading starts.
+ * Returns 0 or a negative errno (file missing, a directory: -EISDIR, unreadable, -EFBIG: a pipe
+ * holding more than the memory available). An empty file opens and reads as FXT_READ_END...
+ * callers that need the magic number check it on the first record. Thread-safe: each call
+ * makes an independent reader. */
 int fxt_reader_open(struct fxt_reader **out, const char *path, unsigned flags);
 
 /* Reads from memory the caller keeps alive until close. Same result codes. */
 int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, unsigned flags);
 
 void fxt_reader_close(struct fxt_reader *r);
+
+/* Starts r over at the first record of the same bytes (a second pass over a pipe read once):
+ * tables, stats, errors and the end state are reset; views from before stay valid. Returns 0
+ * or -ENOMEM (then every fxt_reader_next() returns FXT_READ_CORRUPT). Not thread-safe. */
+int fxt_reader_rewind(struct fxt_reader *r);
 
 /* Decodes the next record into *rec. Returns an enum fxt_read_result. After TRUNCATED or
  * CORRUPT every further call returns the same code. Unknown record types are skipped (counted
@@ -174,7 +186,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
  * tables and flags, as if it came next in r's archive at byte offset `offset` (its string and
  * thread records register in r's tables); r's own position is left alone. Views in *rec point
  * into p. Used to vet records before they are copied (the trace manager). Returns
- * FXT_READ_RECORD, FXT_READ_END for a record skipped (unknown type or subtype),
+ * FXT_READ_RECORD, FXT_READ_END for a record skipped (unknown type, or subtype when lenient),
  * FXT_READ_TRUNCATED (it runs past words) or FXT_READ_CORRUPT (fxt_reader_error() says why).
  * Fails: as said. Not thread-safe (one reader, one thread). */
 int fxt_reader_decode(struct fxt_reader *r, const uint64_t *p, size_t words, uint64_t offset,
@@ -198,12 +210,14 @@ int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records);
 /* ---- Semantic validation (reader/validate.c) ----
  * The rules that span records, fed one decoded record at a time in archive order: the magic
  * number record first; duration begin/end balanced per thread, each end at or after its begin;
- * complete events with end >= start that nest or are disjoint on their thread (exact for
- * callees written before callers; never reports a pair that does not overlap); per provider,
+ * complete events with end >= start; per provider,
  * as many async (flow) ends as begins for each id, and no instant (step) of an id never begun.
  * Ids are paired by count over the whole archive, not in file order (chunks of threads
  * interleave, so an end may precede its begin in the file). A provider that reported dropped
  * records (provider event "buffer full") may miss begins and ends: unpaired ones are accepted.
+ * Warnings (counted, the record accepted): complete events of a thread that overlap without
+ * nesting (the spec has no nesting rule; exact for callees written before callers, never
+ * reports a pair that does not overlap).
  * Views of the records must stay valid until fxt_validator_free() (keep the reader open).
  * One validator per thread. */
 struct fxt_validator;
@@ -218,6 +232,7 @@ struct fxt_validate_summary {
 	uint64_t thread_records;
 	uint64_t dropped_providers;	/* providers that reported dropped records (buffer full) */
 	uint64_t dropped_records;	/* records they said they dropped (fxt_record_dropped()) */
+	uint64_t warnings;	/* records accepted with a warning (fxt_validator_warning()) */
 };
 
 /* Returns 0 or -ENOMEM. */
@@ -232,6 +247,11 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec);
 int fxt_validator_finish(struct fxt_validator *v);
 
 const struct fxt_read_error *fxt_validator_problem(const struct fxt_validator *v);
+
+/* The latest warning (its offset and one line), NULL when none: a caller that wants every
+ * warning reads it after each fxt_validator_add() that raised summary->warnings. Fails: never.
+ * Thread-safe: as the validator. */
+const struct fxt_read_error *fxt_validator_warning(const struct fxt_validator *v);
 const struct fxt_validate_summary *fxt_validator_summary(const struct fxt_validator *v);
 
 #ifdef __cplusplus

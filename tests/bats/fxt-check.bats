@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # `fxt check`: a valid archive and its summary, each class of invalid archive (exit 1, the
-# first problem with its offset), unreadable input (exit 2), the empty file (invalid, exit 1).
+# first problem with its offset), unreadable input (exit 2), the empty file (invalid, exit 1),
+# the exit rule shared by the reading commands (exit-rule.bash), archives on pipes.
 # Archives come from bench/gen-archive -c KIND, which appends one broken thing to a valid
 # archive: the problem's offset is the size of that archive. Paths from ctest: FXT, GEN.
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
 load helpers
+load exit-rule
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -69,8 +71,14 @@ expect_invalid() {
 	expect_invalid reserved $(size ok.fxt) "non-zero reserved bits 0x8000000000000000"
 }
 
-@test "semantic: complete events overlapping without nesting (the second one is reported)" {
-	expect_invalid overlap $(( $(size ok.fxt) + 24 )) "overlaps"
+@test "complete events overlapping without nesting: valid (no nesting rule in the spec), a warning with its offset" {
+	gen bad -c overlap
+	run --separate-stderr "$FXT" check bad.fxt
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "valid" ]
+	[[ "$stderr" == "fxt check: bad.fxt: warning: offset $(( $(size ok.fxt) + 24 )) (0x"*"): "*"overlaps"*"without nesting" ]]
+	grep -qE '^warnings: 1$' <<<"$output"
 }
 
 @test "semantic: a complete event ending before it starts" {
@@ -97,19 +105,19 @@ expect_invalid() {
 	grep -qE '^  skipped \(unknown\) +1$' <<<"$output"
 }
 
-@test "unreadable: no magic number record first (not FXT), exit 2" {
+@test "no magic number record first (not FXT): invalid, exit 1" {
 	gen nm -c nomagic
 	run --separate-stderr "$FXT" check nm.fxt
-	[ "$status" -eq 2 ]
-	[ -z "$output" ]
-	[[ "$stderr" == "fxt check: nm.fxt: not an FXT archive"* ]]
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "invalid" ]
+	[[ "$stderr" == "fxt check: nm.fxt: offset 0: not an FXT archive"* ]]
 }
 
-@test "unreadable: a text file, exit 2" {
+@test "a text file: invalid, exit 1" {
 	echo "hello, world" >t.txt
 	run --separate-stderr "$FXT" check t.txt
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == "fxt check: t.txt: not an FXT archive"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "fxt check: t.txt: offset 0: not an FXT archive"* ]]
 }
 
 @test "unreadable: a missing file, exit 2" {
@@ -131,4 +139,55 @@ expect_invalid() {
 	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "invalid" ]
 	[ "$stderr" = "fxt check: empty.fxt: offset 0: empty archive (no magic number record)" ]
+}
+
+# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+
+@test "exit rule: an empty file is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "empty archive (no magic number record)" check empty.fxt
+}
+
+@test "exit rule: a file that is not FXT is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "not an FXT archive" check text.fxt
+}
+
+@test "exit rule: a truncated archive is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "truncated" check cut.fxt
+}
+
+@test "exit rule: a corrupt archive is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "with size 0" check bad.fxt
+}
+
+@test "exit rule: a missing file cannot be read, exit 2" {
+	expect_exit 2 "nothere.fxt: No such file or directory" check nothere.fxt
+}
+
+@test "exit rule: a directory cannot be read, exit 2" {
+	inputs ok.fxt
+	expect_exit 2 "dir.fxt: Is a directory" check dir.fxt
+}
+
+@test "exit rule: a usage error, exit 2; the rule is in --help" {
+	run --separate-stderr "$FXT" check --no-such-option ok.fxt
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$FXT" check --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Exit 0 ok; 1 the archive is invalid"*"2 usage error"* ]]
+}
+
+@test "a pipe: '-' and /dev/stdin are read into memory, as the file is" {
+	expect_pipe ok.fxt check
+}
+
+@test "a truncated archive through a pipe is invalid, exit 1" {
+	inputs ok.fxt
+	run --separate-stderr bash -c 'cat cut.fxt | "$FXT" check -'
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 }

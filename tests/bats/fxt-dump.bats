@@ -5,9 +5,11 @@
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
 load helpers
+load exit-rule
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
+	gen ok
 }
 
 @test "a valid archive: one line per record, fields and arguments decoded, exit 0" {
@@ -82,10 +84,61 @@ setup() {
 	[ "$stderr" = "fxt dump: d: Is a directory" ]
 }
 
-@test "an empty file has no records: no lines, exit 0" {
+@test "an empty file has no records: no lines, invalid (no magic number record), exit 1" {
 	: >empty.fxt
 	run --separate-stderr "$FXT" dump empty.fxt
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ -z "$stderr" ]
+	[ "$stderr" = "fxt dump: empty.fxt: offset 0: empty archive (no magic number record)" ]
+}
+
+# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+
+@test "exit rule: an empty file is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "empty archive (no magic number record)" dump empty.fxt
+}
+
+@test "exit rule: a file that is not FXT is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "not an FXT archive" dump text.fxt
+}
+
+@test "exit rule: a truncated archive is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "truncated" dump cut.fxt
+}
+
+@test "exit rule: a corrupt archive is invalid, exit 1" {
+	inputs ok.fxt
+	expect_exit 1 "with size 0" dump bad.fxt
+}
+
+@test "exit rule: a missing file cannot be read, exit 2" {
+	expect_exit 2 "nothere.fxt: No such file or directory" dump nothere.fxt
+}
+
+@test "exit rule: a directory cannot be read, exit 2" {
+	inputs ok.fxt
+	expect_exit 2 "dir.fxt: Is a directory" dump dir.fxt
+}
+
+@test "exit rule: a usage error, exit 2; the rule is in --help" {
+	run --separate-stderr "$FXT" dump --no-such-option ok.fxt
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$FXT" dump --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Exit 0 ok; 1 the archive is invalid"*"2 usage error"* ]]
+}
+
+@test "a pipe: '-' and /dev/stdin are read into memory, as the file is" {
+	expect_pipe ok.fxt dump
+}
+
+@test "a truncated archive through a pipe is invalid, exit 1" {
+	inputs ok.fxt
+	run --separate-stderr bash -c 'cat cut.fxt | "$FXT" dump -'
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 }

@@ -4,6 +4,7 @@
 # JSON parser. Paths come from ctest (tests/client.cmake): FXT, GEN, CLIENT_TESTS.
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
+load exit-rule
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -27,18 +28,18 @@ setup() {
 	cmp stdout.json long.json
 }
 
-@test "-o into an unwritable place: one-line error, exit 1" {
+@test "-o into an unwritable place: one-line error, exit 2" {
 	run --separate-stderr "$FXT" json -o /nonexistent/dir/x.json t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
-@test "a truncated archive gives valid JSON up to the last whole record, with a warning" {
+@test "a truncated archive gives valid JSON up to the last whole record, invalid: exit 1" {
 	size=$(stat -c %s t.fxt)
 	head -c $((size - 8)) t.fxt >cut.fxt
 	run --separate-stderr "$FXT" json -o cut.json cut.fxt
-	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"warning"*"truncated"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]))' cut.json)
 	[ "$n" -eq 37 ]
 }
@@ -68,20 +69,21 @@ open(sys.argv[2], "wb").write(d)' "$1" "$2"
 	python3 -c 'import json,sys; assert json.loads(sys.argv[1])["traceEvents"] == []' "$output"
 }
 
-@test "missing file, directory, non-FXT file: one-line error, exit 2, no output file" {
+@test "missing file, directory (exit 2), non-FXT file (exit 1): one-line error, no output file" {
 	for f in nosuch.fxt . /etc/hostname; do
 		run --separate-stderr "$FXT" json -o o.json "$f"
-		[ "$status" -eq 2 ] || { echo "$f: $status"; false; }
+		[ "$status" -eq $([ "$f" = /etc/hostname ] && echo 1 || echo 2) ] ||
+			{ echo "$f: $status"; false; }
 		[ "${#stderr_lines[@]}" -eq 1 ]
 		[ ! -e o.json ]
 	done
 }
 
-@test "usage errors exit 1; --help prints usage and exits 0" {
+@test "usage errors exit 2; --help prints usage and exits 0" {
 	run --separate-stderr "$FXT" json
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	run --separate-stderr "$FXT" json a.fxt b.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	run "$FXT" json --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"-o, --output"* ]]
@@ -102,4 +104,55 @@ open(sys.argv[2], "wb").write(d)' "$1" "$2"
 	run python3 "$CLIENT_TESTS/json-vs-archive.py" d.fxt d.json
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+
+@test "exit rule: an empty file is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "empty archive (no magic number record)" json empty.fxt
+}
+
+@test "exit rule: a file that is not FXT is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "not an FXT archive" json text.fxt
+}
+
+@test "exit rule: a truncated archive is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "truncated" json cut.fxt
+}
+
+@test "exit rule: a corrupt archive is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "with size 0" json bad.fxt
+}
+
+@test "exit rule: a missing file cannot be read, exit 2" {
+	expect_exit 2 "nothere.fxt: No such file or directory" json nothere.fxt
+}
+
+@test "exit rule: a directory cannot be read, exit 2" {
+	inputs t.fxt
+	expect_exit 2 "dir.fxt: Is a directory" json dir.fxt
+}
+
+@test "exit rule: a usage error, exit 2; the rule is in --help" {
+	run --separate-stderr "$FXT" json --no-such-option t.fxt
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$FXT" json --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Exit 0 ok; 1 the archive is invalid"*"2 usage error"* ]]
+}
+
+@test "a pipe: '-' and /dev/stdin are read into memory, as the file is" {
+	expect_pipe t.fxt json
+}
+
+@test "a truncated archive through a pipe is invalid, exit 1" {
+	inputs t.fxt
+	run --separate-stderr bash -c 'cat cut.fxt | "$FXT" json -'
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 }

@@ -5,6 +5,7 @@
 # Paths come from ctest (tests/client.cmake): FXT, GEN, CLIENT_TESTS (tests/client).
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
+load exit-rule
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -73,9 +74,9 @@ row() {
 	done
 }
 
-@test "--sort with an unknown key: one-line error, exit 1" {
+@test "--sort with an unknown key: one-line error, exit 2" {
 	run --separate-stderr "$FXT" report --sort speed t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "$stderr" == *"--sort speed"* ]]
 }
@@ -86,7 +87,7 @@ row() {
 	n=$(sed -n '/== functions/,/^$/p' <<<"$output" | grep -cE ' (ns|us) ')
 	[ "$n" -eq 2 ]
 	run --separate-stderr "$FXT" report --limit 0 t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 }
 
 @test "--threads: one table per thread, named from kernel object records" {
@@ -123,7 +124,7 @@ row() {
 	[ "$(row "$output" outer)" = "1 300 ns 160 ns 300 ns 300 ns outer" ]
 	lacks '  (main|a|b|c)$' "$output"
 	run --separate-stderr "$FXT" report --tid x12 t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 }
 
 @test "--function GLOB keeps matching functions" {
@@ -143,27 +144,27 @@ row() {
 	[ "$(row "$output" a)" = "2 110 ns 110 ns 55 ns 100 ns a" ]
 	lacks '  (main|b|outer)$' "$output"
 	run --separate-stderr "$FXT" report --from 10parsecs t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run --separate-stderr "$FXT" report --from 2ms --to 1ms t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 }
 
-@test "a truncated archive is read up to the last whole record, with a warning" {
+@test "a truncated archive is read up to the last whole record, invalid: exit 1" {
 	size=$(stat -c %s t.fxt)
 	head -c $((size - 8)) t.fxt >cut.fxt
 	run --separate-stderr "$FXT" report --pid 1000 cut.fxt
-	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"warning"*"truncated"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 	[ "$(row "$output" main)" = "1 1.000 us 260 ns 1.000 us 1.000 us main" ]
 }
 
-@test "an archive cut inside a word is read up to the last whole record, with a warning" {
+@test "an archive cut inside a word is read up to the last whole record, invalid: exit 1" {
 	size=$(stat -c %s t.fxt)
 	head -c $((size - 5)) t.fxt >cut.fxt
 	run --separate-stderr "$FXT" report --pid 1000 cut.fxt
-	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"warning"*"truncated"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 	[ "$(row "$output" main)" = "1 1.000 us 260 ns 1.000 us 1.000 us main" ]
 }
 
@@ -176,20 +177,21 @@ row() {
 	[ "$(row "$output" a)" = "2 210 ns 210 ns 105 ns 200 ns a" ]
 }
 
-@test "missing file, directory, non-FXT file: one-line error, exit 2" {
+@test "missing file, directory: one-line error, exit 2; non-FXT file: exit 1" {
 	for f in nosuch.fxt . /etc/hostname; do
 		run --separate-stderr "$FXT" report "$f"
-		[ "$status" -eq 2 ] || { echo "$f: $status"; false; }
+		[ "$status" -eq $([ "$f" = /etc/hostname ] && echo 1 || echo 2) ] ||
+			{ echo "$f: $status"; false; }
 		[ "${#stderr_lines[@]}" -eq 1 ]
 		[ -z "$output" ]
 	done
 }
 
-@test "usage errors exit 1; --help prints usage and exits 0" {
+@test "usage errors exit 2; --help prints usage and exits 0" {
 	run --separate-stderr "$FXT" report
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	run --separate-stderr "$FXT" report --bogus t.fxt
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	run "$FXT" report --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--sort"*"--tree"*"--from"* ]]
@@ -260,4 +262,55 @@ row() {
 		[[ "$stderr" == *"no calls match"* ]]
 		[ -z "$output" ] || { echo "$args: $output"; false; }
 	done
+}
+
+# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+
+@test "exit rule: an empty file is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "empty archive (no magic number record)" report empty.fxt
+}
+
+@test "exit rule: a file that is not FXT is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "not an FXT archive" report text.fxt
+}
+
+@test "exit rule: a truncated archive is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "truncated" report cut.fxt
+}
+
+@test "exit rule: a corrupt archive is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "with size 0" report bad.fxt
+}
+
+@test "exit rule: a missing file cannot be read, exit 2" {
+	expect_exit 2 "nothere.fxt: No such file or directory" report nothere.fxt
+}
+
+@test "exit rule: a directory cannot be read, exit 2" {
+	inputs t.fxt
+	expect_exit 2 "dir.fxt: Is a directory" report dir.fxt
+}
+
+@test "exit rule: a usage error, exit 2; the rule is in --help" {
+	run --separate-stderr "$FXT" report --no-such-option t.fxt
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$FXT" report --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Exit 0 ok; 1 the archive is invalid"*"2 usage error"* ]]
+}
+
+@test "a pipe: '-' and /dev/stdin are read into memory, as the file is" {
+	expect_pipe t.fxt report
+}
+
+@test "a truncated archive through a pipe is invalid, exit 1" {
+	inputs t.fxt
+	run --separate-stderr bash -c 'cat cut.fxt | "$FXT" report -'
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 }

@@ -4,6 +4,7 @@
 # Paths come from ctest (tests/client.cmake): FXT, GEN.
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
+load exit-rule
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -40,12 +41,12 @@ setup() {
 	grep -q '^time span: 1.001 ms' <<<"$output"
 }
 
-@test "a truncated archive: counts up to the last whole record, warning, exit 0" {
+@test "a truncated archive: counts up to the last whole record, invalid: exit 1" {
 	size=$(stat -c %s t.fxt)
 	head -c $((size - 8)) t.fxt >cut.fxt
 	run --separate-stderr "$FXT" stats cut.fxt
-	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"warning"*"truncated"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 	grep -qE '^event +31 ' <<<"$output"
 }
 
@@ -61,18 +62,70 @@ open("bad.fxt", "wb").write(d)'
 	grep -qE '^event +31 ' <<<"$output"
 }
 
-@test "missing file, directory, non-FXT file: one-line error, exit 2" {
+@test "missing file, directory (exit 2), non-FXT file (exit 1): one-line error" {
 	for f in nosuch.fxt . /etc/hostname; do
 		run --separate-stderr "$FXT" stats "$f"
-		[ "$status" -eq 2 ] || { echo "$f: $status"; false; }
+		[ "$status" -eq $([ "$f" = /etc/hostname ] && echo 1 || echo 2) ] ||
+			{ echo "$f: $status"; false; }
 		[ "${#stderr_lines[@]}" -eq 1 ]
 	done
 }
 
-@test "usage errors exit 1; --help prints usage and exits 0" {
+@test "usage errors exit 2; --help prints usage and exits 0" {
 	run --separate-stderr "$FXT" stats
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	run "$FXT" stats --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == usage:* ]]
+}
+
+# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+
+@test "exit rule: an empty file is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "empty archive (no magic number record)" stats empty.fxt
+}
+
+@test "exit rule: a file that is not FXT is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "not an FXT archive" stats text.fxt
+}
+
+@test "exit rule: a truncated archive is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "truncated" stats cut.fxt
+}
+
+@test "exit rule: a corrupt archive is invalid, exit 1" {
+	inputs t.fxt
+	expect_exit 1 "with size 0" stats bad.fxt
+}
+
+@test "exit rule: a missing file cannot be read, exit 2" {
+	expect_exit 2 "nothere.fxt: No such file or directory" stats nothere.fxt
+}
+
+@test "exit rule: a directory cannot be read, exit 2" {
+	inputs t.fxt
+	expect_exit 2 "dir.fxt: Is a directory" stats dir.fxt
+}
+
+@test "exit rule: a usage error, exit 2; the rule is in --help" {
+	run --separate-stderr "$FXT" stats --no-such-option t.fxt
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$FXT" stats --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Exit 0 ok; 1 the archive is invalid"*"2 usage error"* ]]
+}
+
+@test "a pipe: '-' and /dev/stdin are read into memory, as the file is" {
+	expect_pipe t.fxt stats
+}
+
+@test "a truncated archive through a pipe is invalid, exit 1" {
+	inputs t.fxt
+	run --separate-stderr bash -c 'cat cut.fxt | "$FXT" stats -'
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"truncated"* ]]
 }

@@ -1,10 +1,13 @@
-/* libFuzzer entry for the FXT reader and `fxt recover`: any bytes read twice, STRICT (+ the
- * validator) and lenient, each record printed to /dev/null; inputs that attach as a standalone
- * archive file (writer/outfile.h) are also recovered in a copy (the finish walks what a killed
- * process left: it must stay inside the file) and the result read again. Oracles: views inside the input (a malloc copy of its exact
- * size, so ASan sees one byte past it), records moving forward, a clean STRICT read reads the same
- * lenient, and every "overlaps without nesting" verdict backed by a real crossing pair.
- * Built only with FXT_FUZZ=ON (tests/fuzz.cmake). */
+/* libFuzzer entry for the FXT reader, `fxt recover` and fxtrun's vetting of provider data:
+ * any bytes read twice, STRICT (+ the validator) and lenient, each record printed to /dev/null;
+ * inputs that attach as a standalone archive file (writer/outfile.h) are also recovered in a
+ * copy (the finish walks what a killed process left: it must stay inside the file) and the
+ * result read again; the bytes are also vetted as a provider's buffer contents
+ * (launcher/vet.c, fxt_vet_records) in an exact-size copy. Oracles: views inside the input (a
+ * malloc copy of its exact size, so ASan sees one byte past it), records moving forward, a
+ * clean STRICT read reads the same lenient, every "overlaps without nesting" warning backed by
+ * a real crossing pair, and what the vet keeps (when it finishes clean) is an archive that
+ * `fxt check` accepts. Built only with FXT_FUZZ=ON (tests/fuzz.cmake). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdint.h>
@@ -13,8 +16,10 @@
 #include <string.h>
 
 #include "fxt/reader.h"
+#include "launcher/vet.h"
 #include "reader/print.h"
 #include "writer/outfile.h"
+#include "writer/records.h"
 
 static FILE *devnull;
 static const char *in_lo, *in_hi; /* the input being read */
@@ -61,7 +66,7 @@ static void check_views(const struct fxt_record *rec)
 		abort();
 }
 
-/* Soundness of the validator's nesting rule: when it says a complete event overlaps another
+/* Soundness of the validator's nesting warning: when it says a complete event overlaps another
  * without nesting, an earlier complete event of the same thread must really cross it. */
 struct span {
 	uint32_t provider;
@@ -70,11 +75,14 @@ struct span {
 static struct span spans[1 << 12];
 static size_t nspans;
 
-static void check_overlap_claim(const struct fxt_record *rec, int err, struct fxt_validator *v)
+static void check_overlap_claim(const struct fxt_record *rec, uint64_t warnings_before,
+				struct fxt_validator *v)
 {
 	uint64_t s = rec->u.event.ts, e = rec->u.event.end_ts;
-	if (err == -EBADMSG && fxt_validator_problem(v)->offset == rec->offset &&
-	    strstr(fxt_validator_problem(v)->msg, "overlaps")) {
+	const struct fxt_read_error *w = fxt_validator_warning(v);
+	if (fxt_validator_summary(v)->warnings > warnings_before) {
+		if (!w || w->offset != rec->offset || !strstr(w->msg, "overlaps"))
+			abort(); /* the only warning, at the record that raised it */
 		int found = 0;
 		for (size_t i = 0; i < nspans && !found; i++) {
 			const struct span *a = &spans[i];
@@ -118,9 +126,12 @@ static struct pass read_all(const void *data, size_t size, unsigned flags)
 		fxt_reader_ticks_to_ns(r, rec.u.event.ts);
 		fxt_reader_provider_name(r, rec.provider_id);
 		if (v) {
+			uint64_t before = fxt_validator_summary(v)->warnings;
 			int err = fxt_validator_add(v, &rec);
-			if (rec.type == 4 && rec.u.event.event_type == 4)
-				check_overlap_claim(&rec, err, v);
+			if (rec.type == 4 && rec.u.event.event_type == 4 && err != -EBADMSG)
+				check_overlap_claim(&rec, before, v);
+			else if (fxt_validator_summary(v)->warnings != before)
+				abort(); /* only complete events warn */
 		}
 	}
 	const struct fxt_reader_stats *st = fxt_reader_stats(r);
@@ -166,6 +177,94 @@ static void recover(const uint8_t *data, size_t size)
 	free(m);
 }
 
+/* What `fxt check` says of an archive (STRICT reader and validator): 0 valid. */
+static int check_archive(const uint64_t *w, size_t words)
+{
+	struct fxt_reader *r;
+	struct fxt_validator *v;
+	struct fxt_record rec;
+	int res, err = 0;
+	if (fxt_reader_open_mem(&r, w, words * 8, FXT_READER_STRICT) < 0)
+		abort();
+	if (fxt_validator_new(&v) < 0)
+		abort();
+	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD && !err)
+		err = fxt_validator_add(v, &rec);
+	if (!err && res == FXT_READ_END)
+		err = fxt_validator_finish(v);
+	fxt_validator_free(v);
+	fxt_reader_close(r);
+	return res == FXT_READ_END ? err : res;
+}
+
+/* fxtrun's vet (launcher/vet.c) on the bytes as one provider's buffer contents (past the
+ * leading metadata and initialization records of an archive seed, which only the manager
+ * writes), in an exact-size copy (it compacts in place), in two calls split at a word the input
+ * picks, with a cutoff the input picks. What it keeps must pass `fxt check` in the archive the
+ * saver (launcher/saver.c) makes of it: magic number, provider info, the records kept, and when
+ * the vet found a problem, the "buffer full" provider event that excuses unpaired records. */
+static void vet(const uint8_t *data, size_t size)
+{
+	size_t words = size / 8, skip = 0;
+	uint64_t h;
+	while (skip < words) {
+		memcpy(&h, data + skip * 8, 8);
+		uint64_t n = (h >> 4) & 0xfff;
+		if ((h & 15) > 1 || !n || n > words - skip)
+			break;
+		skip += n;
+	}
+	data += skip * 8;
+	size -= skip * 8;
+	words -= skip;
+	if (!words)
+		return;
+	uint64_t *p = malloc(words * 8);
+	if (!p)
+		abort();
+	memcpy(p, data, words * 8);
+	uint64_t cutoff = data[size - 1] & 1 ? (uint64_t)data[0] << 4 : 0;
+	size_t split = data[size - 1] >> 1;
+	if (split > words)
+		split = words;
+	struct fxt_vet *v = fxt_vet_new(7);
+	if (!v)
+		abort();
+	uint64_t ev1 = 0, ev2 = 0;
+	size_t kept = fxt_vet_records(v, p, split, 4096, cutoff, &ev1);
+	if (kept > split)
+		abort();
+	size_t kept2 = 0;
+	if (!fxt_vet_problem(v)) { /* the rest as the next piece, at its archive offset */
+		kept2 = fxt_vet_records(v, p + split, words - split, 4096 + kept * 8, cutoff, &ev2);
+		if (kept2 > words - split)
+			abort();
+		if (kept2)
+			memmove(p + kept, p + split, kept2 * 8);
+	} else if (fxt_vet_records(v, p + split, words - split, 4096 + kept * 8, cutoff, &ev2) ||
+		   !fxt_vet_problem(v)) {
+		abort(); /* a bad record ends the provider's data: later calls keep nothing */
+	}
+	int clean = fxt_vet_finish(v) == 0;
+	if (clean != !fxt_vet_problem(v))
+		abort();
+	size_t n = kept + kept2;
+	uint64_t *a = malloc((n + 8) * 8);
+	if (!a)
+		abort();
+	size_t at = (size_t)fxt_magic_write(a);
+	at += (size_t)fxt_provider_info_write(a + at, 7, "", 0);
+	memcpy(a + at, p, n * 8);
+	at += n;
+	if (!clean)
+		at += (size_t)fxt_provider_event_write(a + at, 7, FXT_PE_BUFFER_OVERFLOW);
+	if (check_archive(a, at) != 0)
+		abort(); /* the vet let through what fxt check refuses */
+	free(a);
+	fxt_vet_free(v);
+	free(p);
+}
+
 __attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!devnull && !(devnull = fopen("/dev/null", "w")))
@@ -184,5 +283,6 @@ __attribute__((visibility("default"))) int LLVMFuzzerTestOneInput(const uint8_t 
 		abort();
 	free(copy);
 	recover(data, size);
+	vet(data, size);
 	return 0;
 }
