@@ -211,7 +211,7 @@ void fxt_buf_count_drops(struct fxt_buf *b, uint64_t n);
  * safe. */
 static inline void fxt_buf_drop_reason(struct fxt_buf *b, uint32_t reason)
 {
-	__atomic_fetch_or(&b->hdr->drop_reasons, reason, __ATOMIC_RELAXED);
+	atomic_fetch_or_explicit(&b->hdr->drop_reasons, reason, memory_order_relaxed);
 }
 
 /* Chunks that may hold records: those in the part of the buffer backed so far (a chunk is backed
@@ -220,9 +220,9 @@ static inline void fxt_buf_drop_reason(struct fxt_buf *b, uint32_t reason)
 static inline uint32_t fxt_buf_slots_used(const struct fxt_buf *b)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
-	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
+	uint64_t backed = atomic_load_explicit(&h->backed, memory_order_acquire);
 	uint64_t n = backed ? (backed > h->chunks_off ? (backed - h->chunks_off) / h->chunk_size : 0)
-			    : __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
+			    : atomic_load_explicit(&h->next_chunk, memory_order_acquire);
 	return n < h->nchunks ? (uint32_t)n : h->nchunks;
 }
 

@@ -25,23 +25,23 @@ static uint64_t *chunk_at(const struct fxt_buf *b, uint64_t i)
 	return (uint64_t *)(b->base + b->hdr->chunks_off + i * b->hdr->chunk_size);
 }
 
-static _Atomic uint64_t *slots(const struct fxt_buf *b)
+static uint64_t *slots(const struct fxt_buf *b)
 {
-	return (_Atomic uint64_t *)(b->base + FXT_OUTFILE_SLOTS_OFF);
+	return (uint64_t *)(b->base + FXT_OUTFILE_SLOTS_OFF);
 }
 
 /* Enters chunk seq (0-based) in the open-chunk table; returns its slot, or FXT_OUTFILE_NO_SLOT
  * (the table is full: the finish will scan every chunk). */
 static uint64_t open_slot(struct fxt_buf *b, uint64_t seq)
 {
-	_Atomic uint64_t *t = slots(b);
+	uint64_t *t = slots(b);
 	for (uint64_t k = 0; k < FXT_OUTFILE_SLOTS; k++) {
 		uint64_t i = (seq + k) % FXT_OUTFILE_SLOTS, free_ = 0;
 		if (__atomic_compare_exchange_n(&t[i], &free_, seq + 1, 0, __ATOMIC_RELEASE,
 						__ATOMIC_RELAXED))
 			return i;
 	}
-	__atomic_store_n(&b->hdr->open_overflow, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&b->hdr->open_overflow, 1, memory_order_release);
 	return FXT_OUTFILE_NO_SLOT;
 }
 
@@ -200,7 +200,7 @@ static void finish_durable(struct fxt_buf *b, int robust)
 	const struct fxt_outfile *o = b->ctx;
 	uint64_t *d = (uint64_t *)(b->base + h->durable_off);
 	size_t words = h->durable_size / 8, at = 0;
-	uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
+	uint64_t used = atomic_load_explicit(&h->durable_used, memory_order_acquire);
 	size_t used_words = used / 8 < words ? used / 8 : words;
 	int hole = 0;
 	while (at < used_words) {
@@ -230,7 +230,7 @@ uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff,
 	finish_durable(b, robust);
 	if (chunks > h->nchunks)
 		chunks = h->nchunks;
-	if (__atomic_load_n(&h->open_overflow, __ATOMIC_ACQUIRE)) {
+	if (atomic_load_explicit(&h->open_overflow, memory_order_acquire)) {
 		for (uint64_t i = 0; i < chunks; i++) {	/* more open chunks than slots */
 			uint64_t *c = chunk_at(b, i);
 			if (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) != done)
@@ -239,7 +239,7 @@ uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff,
 	} else {
 		/* Only the chunks writers hold (the table), and the last ones taken: a take cut
 		 * short by a kill may have entered no slot yet (its chunk is then all zeros). */
-		_Atomic uint64_t *t = slots(b);
+		uint64_t *t = slots(b);
 		for (uint64_t k = 0; k < FXT_OUTFILE_SLOTS; k++) {
 			uint64_t v = __atomic_load_n(&t[k], __ATOMIC_ACQUIRE);
 			if (!v || v > chunks)
@@ -294,12 +294,12 @@ uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint
 			     uint64_t *dst)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
-	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
+	uint64_t dropped = atomic_load_explicit(&h->dropped, memory_order_relaxed);
 	if (!dropped)
 		return 0;
 	int n = fxt_provider_event_write(dst, provider_id, FXT_PE_BUFFER_OVERFLOW);
 	int m = fxt_dropped_event_write(dst + n, FXT_OUTFILE_TRAILER_WORDS - (size_t)n, h->pid, ts,
-					dropped, __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED));
+					dropped, atomic_load_explicit(&h->drop_reasons, memory_order_relaxed));
 	return (uint32_t)(n + (m > 0 ? m : 0));
 }
 
