@@ -171,7 +171,7 @@ FXTP_EXPORT int fxt_api_category_enabled(const char *cat)
 	return fxtp_running() && category_enabled(cat);
 }
 
-/* ---- record encoding (trace-format.md#event-record, #arguments, #blob-record, #log-record) */
+/* ---- record encoding (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#event-record, #arguments, #blob-record, #log-record) */
 
 /* A string as the record will hold it: an index, or inline bytes (len in the ref). */
 struct sref {

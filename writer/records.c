@@ -70,7 +70,8 @@ static int size_err(int64_t n, uint64_t max)
 	return n < 0 ? (int)n : (uint64_t)n > max ? -E2BIG : 0;
 }
 
-/* ---- arguments (trace-format.md#argument-types) ---- */
+/* ---- arguments ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#argument-types */
 
 static int has_value_word(unsigned type)
 {
@@ -143,7 +144,8 @@ static void put_args(struct fxt_res *r, const struct fxt_warg *args, unsigned na
 		put_arg(r, &args[i]);
 }
 
-/* ---- metadata (trace-format.md#metadata-record) ---- */
+/* ---- metadata ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#metadata-record */
 
 static uint64_t meta_hdr(uint32_t words, unsigned meta_type, uint32_t provider_id)
 {
@@ -151,7 +153,7 @@ static uint64_t meta_hdr(uint32_t words, unsigned meta_type, uint32_t provider_i
 	       fxt_field_prep(FXT_META_PROVIDER_ID, provider_id);
 }
 
-/* trace-format.md#magic-number-record */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#magic-number-record */
 int fxt_magic_write(uint64_t *dst)
 {
 	struct fxt_res r;
@@ -168,7 +170,7 @@ static uint32_t provider_name_len(const char *name, uint32_t len)
 	return name ? fxt_utf8_cut(name, len, FXT_FIELD_MAX(FXT_META_NAME_LEN)) : 0;
 }
 
-/* trace-format.md#provider-info-metadata */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-info-metadata */
 uint32_t fxt_provider_info_words(const char *name, uint32_t len)
 {
 	return 1 + fxt_pad_words(provider_name_len(name, len));
@@ -185,7 +187,7 @@ int fxt_provider_info_write(uint64_t *dst, uint32_t provider_id, const char *nam
 	return (int)fxt_res_words(&r);
 }
 
-/* trace-format.md#provider-section-metadata */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-section-metadata */
 int fxt_provider_section_write(uint64_t *dst, uint32_t provider_id)
 {
 	struct fxt_res r;
@@ -194,7 +196,7 @@ int fxt_provider_section_write(uint64_t *dst, uint32_t provider_id)
 	return 1;
 }
 
-/* trace-format.md#provider-event-metadata */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-event-metadata */
 int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id, unsigned event_id)
 {
 	struct fxt_res r;
@@ -206,7 +208,7 @@ int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id, unsigned event
 	return 1;
 }
 
-/* trace-format.md#initialization-record */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#initialization-record */
 int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second)
 {
 	struct fxt_res r;
@@ -216,7 +218,7 @@ int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second)
 	return 2;
 }
 
-/* ---- trace-format.md#string-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-record ---- */
 
 static uint32_t string_len(const char *s, uint32_t len)
 {
@@ -242,7 +244,7 @@ int fxt_string_write(uint64_t *dst, uint16_t index, const char *s, uint32_t len)
 	return (int)fxt_res_words(&r);
 }
 
-/* ---- trace-format.md#thread-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#thread-record ---- */
 int fxt_thread_write(uint64_t *dst, uint8_t index, uint64_t pid, uint64_t tid)
 {
 	struct fxt_res r;
@@ -256,7 +258,7 @@ int fxt_thread_write(uint64_t *dst, uint8_t index, uint64_t pid, uint64_t tid)
 	return FXT_THREAD_WORDS;
 }
 
-/* ---- trace-format.md#event-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#event-record ---- */
 
 /* Instant, duration begin and duration end carry no event-type specific word. */
 static int event_has_extra(unsigned type)
@@ -302,7 +304,7 @@ int fxt_event_write(uint64_t *dst, const struct fxt_event *e)
 	return (int)n;
 }
 
-/* ---- trace-format.md#blob-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record ---- */
 
 static int64_t blob_size(const struct fxt_blob *b)
 {
@@ -334,7 +336,8 @@ int fxt_blob_write(uint64_t *dst, const struct fxt_blob *b)
 	return (int)n;
 }
 
-/* ---- trace-format.md#userspace-object-record ---- */
+/* ---- userspace object record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#userspace-object-record */
 
 static int64_t uobj_size(const struct fxt_uobj *o)
 {
@@ -371,7 +374,7 @@ int fxt_uobj_write(uint64_t *dst, const struct fxt_uobj *o)
 	return (int)n;
 }
 
-/* ---- trace-format.md#kernel-object-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#kernel-object-record ---- */
 
 static int64_t kobj_size(const struct fxt_kobj *o)
 {
@@ -406,7 +409,7 @@ int fxt_kobj_write(uint64_t *dst, const struct fxt_kobj *o)
 	return (int)n;
 }
 
-/* ---- trace-format.md#scheduling-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#scheduling-record ---- */
 
 static uint64_t sched_hdr(uint32_t words, unsigned sched_type)
 {
@@ -512,7 +515,7 @@ int fxt_legacy_cswitch_write(uint64_t *dst, const struct fxt_legacy_cswitch *s)
 	return (int)n;
 }
 
-/* ---- trace-format.md#log-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#log-record ---- */
 
 static uint32_t log_len(const struct fxt_log *l)
 {
@@ -544,7 +547,7 @@ int fxt_log_write(uint64_t *dst, const struct fxt_log *l)
 	return (int)n;
 }
 
-/* ---- trace-format.md#large-blob-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#large-blob-record ---- */
 
 static int64_t large_blob_size(const struct fxt_large_blob *b)
 {
