@@ -28,6 +28,27 @@ uint32_t fxt_utf8_cut(const char *s, uint32_t len, uint32_t max)
 	return n;
 }
 
+void fxt_utf8_repair(void *mem, uint32_t len)
+{
+	unsigned char *p = mem;
+
+	for (uint32_t i = 0; i < len;) {
+		unsigned c = p[i], n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			     : (c & 0xf8) == 0xf0 ? 4 : 0;
+		int valid = n && i + n <= len && (n != 2 || c >= 0xc2) && (n != 4 || c <= 0xf4);
+		for (unsigned k = 1; valid && k < n; k++)
+			valid = (p[i + k] & 0xc0) == 0x80;
+		if (valid && n == 3)	/* no overlong forms, no surrogates */
+			valid = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
+		if (valid && n == 4)	/* no overlong forms, nothing past U+10FFFF */
+			valid = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
+		if (!valid)
+			p[i++] = '?';
+		else
+			i += n;
+	}
+}
+
 static int fits(uint64_t mask, uint64_t v)
 {
 	return v <= FXT_FIELD_MAX(mask);
@@ -41,8 +62,12 @@ static int str_ok(const struct fxt_str *s)
 static void put_str(struct fxt_res *r, const struct fxt_str *s)
 {
 	uint32_t n = fxt_str_len(s);
-	if (n)
-		fxt_res_bytes(r, s->s, n);
+	if (!n)
+		return;
+	void *d = r->p;
+	fxt_res_bytes(r, s->s, n);
+	if (s->repair)
+		fxt_utf8_repair(d, n);
 }
 
 static uint32_t thread_words(const struct fxt_thread *t)
@@ -541,6 +566,47 @@ int fxt_log_write(uint64_t *dst, const struct fxt_log *l)
 	fxt_res_word(&r, l->ts);
 	put_thread(&r, &l->thread);
 	fxt_res_bytes(&r, l->msg, len);
+	fxt_res_commit(&r, fxt_record_hdr(FXT_RT_LOG, (uint32_t)n) |
+				   fxt_field_prep(FXT_LOG_MSG_LEN, len) |
+				   fxt_field_prep(FXT_LOG_THREAD_REF, l->thread.index));
+	return (int)n;
+}
+
+/* Log records of program output: two parts joined, repaired, never cut here. */
+static int64_t log_text_size(const struct fxt_log *l, uint32_t tail_len)
+{
+	uint64_t len = (uint64_t)l->len + tail_len;
+	if (len > FXT_STRING_MAX_LEN || (l->len && !l->msg))
+		return -EINVAL;
+	return 2 + thread_words(&l->thread) + fxt_pad_words((uint32_t)len);
+}
+
+uint32_t fxt_log_text_words(const struct fxt_log *l, uint32_t tail_len)
+{
+	return words_of(log_text_size(l, tail_len), SMALL_MAX);
+}
+
+int fxt_log_text_write(uint64_t *dst, const struct fxt_log *l, const char *tail,
+		       uint32_t tail_len)
+{
+	int64_t n = log_text_size(l, tail_len);
+	if (n < 0 || (tail_len && !tail))
+		return n < 0 ? (int)n : -EINVAL;
+	uint32_t len = l->len + tail_len, nw = fxt_pad_words(len);
+	struct fxt_res r;
+	fxt_res_begin(&r, dst);
+	fxt_res_word(&r, l->ts);
+	put_thread(&r, &l->thread);
+	if (nw) {	/* one stream of two parts: padded once, after both */
+		char *msg = (char *)r.p;
+		r.p[nw - 1] = 0;
+		if (l->len)
+			memcpy(msg, l->msg, l->len);
+		if (tail_len)
+			memcpy(msg + l->len, tail, tail_len);
+		fxt_utf8_repair(msg, len);
+		r.p += nw;
+	}
 	fxt_res_commit(&r, fxt_record_hdr(FXT_RT_LOG, (uint32_t)n) |
 				   fxt_field_prep(FXT_LOG_MSG_LEN, len) |
 				   fxt_field_prep(FXT_LOG_THREAD_REF, l->thread.index));

@@ -19,9 +19,11 @@
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-references */
 
 /* index != 0: indexed (index in [1,32767], registered by a string record); else inline when
- * len > 0 (s holds len bytes of UTF-8, cut to 32000); else the empty string. */
+ * len > 0 (s holds len bytes of UTF-8, cut to 32000); else the empty string. repair: s may hold
+ * bytes that are not UTF-8 (program data); they are written as '?' (fxt_utf8_repair()). */
 struct fxt_str {
 	uint16_t index; /* in [0,32767] */
+	uint8_t repair; /* 0 or 1 */
 	const char *s;
 	uint32_t len;
 };
@@ -36,9 +38,22 @@ static inline struct fxt_str fxt_str_inl(const char *s, uint32_t len)
 	return (struct fxt_str){ .s = s, .len = len };
 }
 
-/* Largest n <= len, n <= max, such that s[0..n) does not end inside a UTF-8 sequence.
- * Fails: never. Thread-safe. */
+/* An inline string of program data: written with every byte that does not start or continue a
+ * valid UTF-8 sequence replaced by '?'. len: as fxt_str_inl(). */
+static inline struct fxt_str fxt_str_repair(const char *s, uint32_t len)
+{
+	return (struct fxt_str){ .repair = 1, .s = s, .len = len };
+}
+
+/* Largest n <= len, n <= max, such that s[0..n) does not end inside a UTF-8 sequence (a run of
+ * more than 3 continuation bytes is not UTF-8: cut plainly at max). The one UTF-8 cut of the
+ * product. Fails: never. Thread-safe. */
 uint32_t fxt_utf8_cut(const char *s, uint32_t len, uint32_t max);
+
+/* Replaces, in place, every byte of p[0..len) that does not start or continue a valid UTF-8
+ * sequence (overlong forms, surrogates and code points over U+10FFFF included) by '?': the one
+ * UTF-8 repair of the product. Fails: never. Thread-safe; async-signal-safe. */
+void fxt_utf8_repair(void *p, uint32_t len);
 
 /* Bytes an inline string occupies in its stream (0 for indexed and empty strings). */
 static inline uint32_t fxt_str_len(const struct fxt_str *s)
@@ -397,6 +412,15 @@ struct fxt_log {
 };
 uint32_t fxt_log_words(const struct fxt_log *l);
 int fxt_log_write(uint64_t *dst, const struct fxt_log *l);
+
+/* Program output as a log record: the message is l->msg[0..l->len) followed by
+ * tail[0..tail_len) (a line written in two calls; tail_len 0: none), at most 32000 bytes
+ * together (the caller cuts; more: 0 words, -EINVAL), written with every byte that is not UTF-8
+ * replaced by '?' (fxt_utf8_repair(), over the joined message). The message bytes then start
+ * at word 2 (indexed thread) or 4 (inline koids) of the record. */
+uint32_t fxt_log_text_words(const struct fxt_log *l, uint32_t tail_len);
+int fxt_log_text_write(uint64_t *dst, const struct fxt_log *l, const char *tail,
+		       uint32_t tail_len);
 
 /* ---- large blob record (large header: size up to 2^32-1 words) ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#large-blob-record */
