@@ -154,7 +154,8 @@ FXTP_EXPORT int fxt_api_category_enabled(const char *cat)
 
 /* A name as the record holds it: its index, else inline (cut to INLINE_NAME_MAX bytes at a
  * UTF-8 boundary, repaired), else the empty string. */
-static struct fxt_str name_ref(uint32_t index, const char *s)
+static inline __attribute__((always_inline)) struct fxt_str name_ref(uint32_t index,
+								      const char *s)
 {
 	if (index)
 		return fxt_str_idx((uint16_t)index);
@@ -165,8 +166,9 @@ static struct fxt_str name_ref(uint32_t index, const char *s)
 }
 
 /* The writer's argument for a trace.h value (a string value is filled in later, by what the
- * record has room for). An unknown type stays unknown: the writer refuses the record. */
-static struct fxt_warg warg_of(const struct fxt_tval *v, struct fxt_str name)
+ * record has room for). An unknown type stays unknown: the writer then refuses the record. */
+static inline __attribute__((always_inline)) struct fxt_warg warg_of(const struct fxt_tval *v,
+								      struct fxt_str name)
 {
 	switch (v->type) {
 	case FXT_AT_NULL: return fxt_arg_null(name);
@@ -211,27 +213,39 @@ static void write_event(struct fxtp_thread *t, uint64_t *site, const char *cat, 
 	uint64_t w = __atomic_load_n(site, __ATOMIC_RELAXED);
 	struct fxt_warg enc[FXT_MAX_ARGS];
 	const struct fxt_tval *val[FXT_MAX_ARGS];
-	unsigned n = 0;
+	unsigned n = 0, strings = 0;
 
 	if (fxt_field_get(SITE_GEN, w) != gen)
 		w = refresh(site, cat, name, gen);
 	if (!fxt_field_get(SITE_ON, w))
 		return;
+	uint32_t cat_index = (uint32_t)fxt_field_get(SITE_CAT, w);
+	uint32_t name_index = (uint32_t)fxt_field_get(SITE_NAME, w);
+	/* TRACE_DURATION without arguments, names indexed: the hooks' 3-word builder. */
+	if (type == FXT_ET_DURATION_COMPLETE && !nargs && t->thread_index &&
+	    (cat_index || !cat || !*cat) && (name_index || !name || !*name)) {
+		uint64_t *r = fxt_chunk_reserve(&t->w, FXT_COMPLETE3_WORDS);
+		if (r)
+			fxt_complete3_write(r, fxt_complete3_hdr(t->thread_index, cat_index,
+								 name_index), ts, extra);
+		return;
+	}
 	for (unsigned i = 0; i < nargs && n < FXT_MAX_ARGS; i++, n++) {
 		val[n] = &args[i].val;
+		strings += val[n]->type == FXT_AT_STRING;
 		enc[n] = warg_of(val[n], name_ref(arg_index(&site[1 + i], args[i].name, gen),
 						  args[i].name));
 	}
 	if (type == FXT_ET_INSTANT && (scope == TRACE_SCOPE_PROCESS || scope == TRACE_SCOPE_GLOBAL)
 	    && n < FXT_MAX_ARGS) {
 		val[n] = &scope_vals[scope - 1];
+		strings++;
 		enc[n] = warg_of(val[n], name_ref(arg_index(&scope_name_cache, "scope", gen),
 						  "scope"));
 		n++;
 	}
 	struct fxt_event e = FXT_EVENT_INIT(type, fxtp_thread_ref(t),
-					    name_ref((uint32_t)fxt_field_get(SITE_CAT, w), cat),
-					    name_ref((uint32_t)fxt_field_get(SITE_NAME, w), name),
+					    name_ref(cat_index, cat), name_ref(name_index, name),
 					    ts, extra);
 	e.args = enc;
 	e.nargs = n;
@@ -240,7 +254,7 @@ static void write_event(struct fxtp_thread *t, uint64_t *site, const char *cat, 
 		return;
 	/* String values share what the record has left, in argument order. */
 	uint32_t limit = fxtp_rec_max_words();
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; strings && i < n; i++) {
 		const struct fxt_tval *v = val[i];
 		if (v->type != FXT_AT_STRING || !v->v.s)
 			continue;
@@ -256,7 +270,7 @@ static void write_event(struct fxtp_thread *t, uint64_t *site, const char *cat, 
 		return;
 	uint64_t *r = fxt_chunk_reserve(&t->w, words);
 	if (r)
-		fxt_event_write(r, &e);
+		fxt_event_write_sized(r, &e, words);
 }
 
 FXTP_EXPORT void fxt_api_event(uint64_t *site, const char *cat, const char *name, uint64_t id,

@@ -59,7 +59,8 @@ static int str_ok(const struct fxt_str *s)
 	return s->index <= FXT_STRING_MAX_INDEX && (s->index || !s->len || s->s);
 }
 
-static void put_str(struct fxt_res *r, const struct fxt_str *s)
+static inline __attribute__((always_inline)) void put_str(struct fxt_res *r,
+							   const struct fxt_str *s)
 {
 	uint32_t n = fxt_str_len(s);
 	if (!n)
@@ -104,7 +105,7 @@ static int has_value_word(unsigned type)
 	       type == FXT_AT_POINTER || type == FXT_AT_KOID;
 }
 
-static int64_t arg_size(const struct fxt_warg *a)
+static inline __attribute__((always_inline)) int64_t arg_size(const struct fxt_warg *a)
 {
 	if (a->type > FXT_AT_BOOL || !str_ok(&a->name))
 		return -EINVAL;
@@ -137,10 +138,13 @@ static int64_t args_size(const struct fxt_warg *args, unsigned nargs)
 	return n;
 }
 
-static void put_arg(struct fxt_res *r, const struct fxt_warg *a)
+/* a was checked by arg_size(): its size is plain arithmetic here. */
+static inline __attribute__((always_inline)) void put_arg(struct fxt_res *r,
+							   const struct fxt_warg *a)
 {
-	uint64_t h = fxt_field_prep(FXT_ARG_TYPE, a->type) |
-		     fxt_field_prep(FXT_ARG_SIZE, (uint64_t)arg_size(a)) |
+	uint32_t words = 1 + fxt_str_words(&a->name) + (uint32_t)has_value_word(a->type) +
+			 (a->type == FXT_AT_STRING ? fxt_str_words(&a->v.str) : 0);
+	uint64_t h = fxt_field_prep(FXT_ARG_TYPE, a->type) | fxt_field_prep(FXT_ARG_SIZE, words) |
 		     fxt_field_prep(FXT_ARG_NAME_REF, fxt_str_ref(&a->name));
 	switch (a->type) {
 	case FXT_AT_INT32: h |= fxt_field_prep(FXT_ARG_VALUE32, (uint32_t)a->v.i32); break;
@@ -314,6 +318,11 @@ int fxt_event_write(uint64_t *dst, const struct fxt_event *e)
 	int err = size_err(n, SMALL_MAX);
 	if (err)
 		return err;
+	return fxt_event_write_sized(dst, e, (uint32_t)n);
+}
+
+int fxt_event_write_sized(uint64_t *dst, const struct fxt_event *e, uint32_t n)
+{
 	struct fxt_res r;
 	fxt_res_begin(&r, dst);
 	fxt_res_word(&r, e->ts);
@@ -324,8 +333,7 @@ int fxt_event_write(uint64_t *dst, const struct fxt_event *e)
 	if (event_has_extra(e->type))
 		fxt_res_word(&r, e->extra);
 	fxt_res_commit(&r, fxt_event_hdr(e->type, e->nargs, e->thread.index,
-					 fxt_str_ref(&e->category), fxt_str_ref(&e->name),
-					 (uint32_t)n));
+					 fxt_str_ref(&e->category), fxt_str_ref(&e->name), n));
 	return (int)n;
 }
 

@@ -278,6 +278,10 @@ struct fxt_event {
 
 uint32_t fxt_event_words(const struct fxt_event *e);
 int fxt_event_write(uint64_t *dst, const struct fxt_event *e);
+/* As fxt_event_write() without checking e again, for a hot path that just sized it: words must
+ * be what fxt_event_words(e) returned (non-zero) for this very e, inline strings (e.g. string
+ * values cut to the room left) included. Returns words. Fails: never. */
+int fxt_event_write_sized(uint64_t *dst, const struct fxt_event *e, uint32_t words);
 
 /* Thin callers: each fills a struct fxt_event of one type (no arguments: set .args/.nargs). */
 #define FXT_EVENT_INIT(ty, th, cat, nm, t, x)                                                       \
