@@ -126,7 +126,8 @@ static void process_name(const uint64_t *d, size_t words, int pid, char *name, s
 	}
 }
 
-/* trace-format.md#kernel-object-record: the process, named, with a `parent` koid argument. */
+/* The process, named, with a `parent` koid argument.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#kernel-object-record */
 static int emit_process(struct fxt_out *o, int pid, int ppid, const char *name)
 {
 	struct fxt_warg parent = fxt_arg_koid(fxt_str_inl("parent", 6), (uint64_t)ppid);
@@ -409,7 +410,8 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	return rc ? rc : o->err;
 }
 
-/* trace-format.md#instant-event: fxtauto's note that the provider's data ended early. */
+/* An instant: fxtauto's note that the provider's data ended early.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#instant-event */
 static int corrupt_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
 			       const char *why)
 {

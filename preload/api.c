@@ -2,8 +2,8 @@
  * string indices (category, name, argument names interned once by content, keyed by the
  * generation fxt_api_gen), the FXT_CATEGORIES filter, and the records of hand instrumentation
  * (events of every type with up to 15 arguments, blobs, log messages) written into the calling
- * thread's chunk, sized first and committed header last. Every entry point takes the
- * reentrancy guard and does nothing unless tracing runs. Not async-signal-safe (interning and
+ * thread's chunk through the writer's builders (writer/records.h: sized first, committed header
+ * last; program strings repaired to UTF-8 there). Every entry point takes the reentrancy guard and does nothing unless tracing runs. Not async-signal-safe (interning and
  * TRACE_LOG take locks or may allocate). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -16,7 +16,9 @@
 
 #include "fxt/trace.h"
 #include "preload/fxtp.h"
+#include "preload/wait.h"
 #include "writer/fields.h"
+#include "writer/records.h"
 
 #define SAME_TYPE(x) ((int)FXT_TV_##x == (int)FXT_AT_##x)
 _Static_assert(SAME_TYPE(NULL) && SAME_TYPE(INT32) && SAME_TYPE(UINT32) && SAME_TYPE(INT64) &&
@@ -65,20 +67,10 @@ static uint32_t hash_bytes(const char *s, uint32_t len)
 	return h;
 }
 
-/* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
-static uint32_t cut_len(const char *s, size_t len, uint32_t max)
-{
-	if (len <= max)
-		return (uint32_t)len;
-	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
-		max--;
-	return max;
-}
-
 /* The string index of s (interned once per content), or 0: write it inline. Guard held. */
 static uint32_t intern(const char *s)
 {
-	uint32_t len = cut_len(s, strnlen(s, FXT_STRING_MAX_LEN + 1), FXT_STRING_MAX_LEN);
+	uint32_t len = fxt_utf8_cut(s, (uint32_t)strnlen(s, FXT_STRING_MAX_LEN + 1), FXT_STRING_MAX_LEN);
 	uint32_t index = 0;
 
 	if (len == 0)
@@ -122,19 +114,6 @@ static int category_enabled(const char *cat)
 	return 0;
 }
 
-/* The calling thread with the guard held, set up if needed; NULL when nothing may record. */
-static struct fxtp_thread *api_enter(void)
-{
-	struct fxtp_thread *t = &fxtp_self;
-
-	if (!fxtp_running() || !fxtp_enter(t))
-		return NULL;
-	if (!t->dead && (t->base || fxtp_stack_grow(t)))
-		return t;
-	fxtp_leave(t);
-	return NULL;
-}
-
 /* Interns the site's category and name for generation gen: the new site word. Guard held. */
 static uint64_t refresh(uint64_t *site, const char *cat, const char *name, uint32_t gen)
 {
@@ -154,7 +133,7 @@ FXTP_EXPORT int fxt_api_site_refresh(uint64_t *site, const char *cat, const char
 	struct fxtp_thread *t;
 	uint64_t w;
 
-	if (!gen || !(t = api_enter()))
+	if (!gen || !(t = fxtp_rec_enter()))
 		return 0;
 	w = refresh(site, cat, name, gen);
 	fxtp_leave(t);
@@ -171,119 +150,39 @@ FXTP_EXPORT int fxt_api_category_enabled(const char *cat)
 	return fxtp_running() && category_enabled(cat);
 }
 
-/* ---- record encoding (trace-format.md#event-record, #arguments, #blob-record, #log-record) */
+/* ---- records: events, arguments, blobs, logs, through writer/records.h ---- */
 
-/* A string as the record will hold it: an index, or inline bytes (len in the ref). */
-struct sref {
-	uint16_t ref;
-	const char *s;
-	uint32_t len; /* inline bytes; 0 when indexed or empty */
-};
-
-static struct sref sref_of(uint32_t index, const char *s, uint32_t max)
+/* A name as the record holds it: its index, else inline (cut to INLINE_NAME_MAX bytes at a
+ * UTF-8 boundary, repaired), else the empty string. */
+static inline __attribute__((always_inline)) struct fxt_str name_ref(uint32_t index,
+								      const char *s)
 {
-	struct sref r = { (uint16_t)index, NULL, 0 };
-
-	if (!index && s && *s) {
-		r.s = s;
-		r.len = cut_len(s, strnlen(s, max + 1), max);
-		r.ref = (uint16_t)(FXT_STRREF_INLINE | r.len);
-	}
-	return r;
+	if (index)
+		return fxt_str_idx((uint16_t)index);
+	if (!s || !*s)
+		return fxt_str_inl(NULL, 0);
+	return fxt_str_repair(s, fxt_utf8_cut(s, (uint32_t)strnlen(s, INLINE_NAME_MAX + 1),
+					      INLINE_NAME_MAX));
 }
 
-static uint32_t sref_words(const struct sref *r)
-{
-	return fxt_pad_words(r->len);
-}
-
-/* Copies len bytes zero-padded to 8, replacing bytes that are not valid UTF-8 by '?'. */
-static uint64_t *put_stream(uint64_t *dst, const char *s, uint32_t len)
-{
-	uint32_t nw = fxt_pad_words(len);
-	unsigned char *d = (unsigned char *)dst;
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!nw)
-		return dst;
-	dst[nw - 1] = 0;
-	for (uint32_t i = 0; i < len;) {
-		unsigned c = p[i], n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			     : (c & 0xf8) == 0xf0 ? 4 : 0;
-		int valid = n && i + n <= len && (n != 2 || c >= 0xc2) && (n != 4 || c <= 0xf4);
-		for (unsigned k = 1; valid && k < n; k++)
-			valid = (p[i + k] & 0xc0) == 0x80;
-		if (valid && n == 3)	/* no overlong forms, no surrogates */
-			valid = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
-		if (valid && n == 4)
-			valid = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
-		if (!valid) {
-			d[i++] = '?';
-			continue;
-		}
-		memcpy(d + i, p + i, n);
-		i += n;
-	}
-	return dst + nw;
-}
-
-static uint64_t *put_sref(uint64_t *p, const struct sref *r)
-{
-	return r->len ? put_stream(p, r->s, r->len) : p;
-}
-
-/* One argument ready to write. */
-struct enc_arg {
-	const struct fxt_tval *val;
-	struct sref name;
-	struct sref str;	/* string values: always inline */
-	uint32_t words;
-};
-
-static uint32_t value_words(const struct fxt_tval *v)
+/* The writer's argument for a trace.h value (a string value is filled in later, by what the
+ * record has room for). An unknown type stays unknown: the writer then refuses the record. */
+static inline __attribute__((always_inline)) struct fxt_warg warg_of(const struct fxt_tval *v,
+								      struct fxt_str name)
 {
 	switch (v->type) {
-	case FXT_AT_INT64:
-	case FXT_AT_UINT64:
-	case FXT_AT_DOUBLE:
-	case FXT_AT_POINTER:
-	case FXT_AT_KOID:
-		return 1;
-	default:
-		return 0;
+	case FXT_AT_NULL: return fxt_arg_null(name);
+	case FXT_AT_INT32: return fxt_arg_int32(name, (int32_t)v->v.i);
+	case FXT_AT_UINT32: return fxt_arg_uint32(name, (uint32_t)v->v.u);
+	case FXT_AT_INT64: return fxt_arg_int64(name, v->v.i);
+	case FXT_AT_UINT64: return fxt_arg_uint64(name, v->v.u);
+	case FXT_AT_DOUBLE: return fxt_arg_double(name, v->v.d);
+	case FXT_AT_STRING: return fxt_arg_string(name, fxt_str_inl(NULL, 0));
+	case FXT_AT_POINTER: return fxt_arg_pointer(name, v->v.u);
+	case FXT_AT_KOID: return fxt_arg_koid(name, v->v.u);
+	case FXT_AT_BOOL: return fxt_arg_bool(name, v->v.u != 0);
+	default: return (struct fxt_warg){ .type = v->type, .name = name };
 	}
-}
-
-static uint64_t *put_arg(uint64_t *p, const struct enc_arg *a)
-{
-	const struct fxt_tval *v = a->val;
-	uint64_t hdr = fxt_field_prep(FXT_ARG_TYPE, v->type) |
-		       fxt_field_prep(FXT_ARG_SIZE, a->words) |
-		       fxt_field_prep(FXT_ARG_NAME_REF, a->name.ref);
-	uint64_t *q;
-
-	switch (v->type) {
-	case FXT_AT_INT32: hdr |= fxt_field_prep(FXT_ARG_VALUE32, (uint32_t)(int32_t)v->v.i); break;
-	case FXT_AT_UINT32: hdr |= fxt_field_prep(FXT_ARG_VALUE32, (uint32_t)v->v.u); break;
-	case FXT_AT_BOOL: hdr |= fxt_field_prep(FXT_ARG_BOOL, v->v.u != 0); break;
-	case FXT_AT_STRING: hdr |= fxt_field_prep(FXT_ARG_STRING_REF, a->str.ref); break;
-	default: break;
-	}
-	p[0] = hdr;
-	q = put_sref(p + 1, &a->name);
-	if (v->type == FXT_AT_STRING)
-		return put_sref(q, &a->str);
-	if (value_words(v))
-		memcpy(q++, &v->v, 8);
-	return q;
-}
-
-/* Largest record that fits a chunk (chunk word 0 and the opening thread record excluded) and
- * the format (4095 words). */
-static uint32_t max_words(void)
-{
-	uint32_t chunk = fxtp.buf.hdr->chunk_size / 8 - 4;
-	return chunk < FXT_RECORD_MAX_WORDS ? chunk : FXT_RECORD_MAX_WORDS;
 }
 
 /* The name index of argument i at a site, interned once per generation. Guard held. */
@@ -299,10 +198,11 @@ static uint32_t arg_index(uint64_t *cache, const char *name, uint32_t gen)
 }
 
 /* Writes one event record into t's chunk. extra: the word after the arguments (counter id,
- * async/flow id, end time) when has_extra. scope: TRACE_SCOPE_* for instants. Guard held. */
+ * async/flow id, end time) for the types that have one. scope: TRACE_SCOPE_* for instants.
+ * Guard held. */
 static void write_event(struct fxtp_thread *t, uint64_t *site, const char *cat, const char *name,
-			unsigned type, uint64_t ts, int has_extra, uint64_t extra,
-			const struct fxt_targ *args, unsigned nargs, unsigned scope)
+			unsigned type, uint64_t ts, uint64_t extra, const struct fxt_targ *args,
+			unsigned nargs, unsigned scope)
 {
 	static const struct fxt_tval scope_vals[] = {
 		{ FXT_AT_STRING, FXT_TV_CSTR, { .s = "process" } },
@@ -311,74 +211,66 @@ static void write_event(struct fxtp_thread *t, uint64_t *site, const char *cat, 
 	static uint64_t scope_name_cache;
 	uint32_t gen = __atomic_load_n(&fxt_api_gen, __ATOMIC_RELAXED);
 	uint64_t w = __atomic_load_n(site, __ATOMIC_RELAXED);
-	struct enc_arg enc[FXT_MAX_ARGS];
-	unsigned n = 0;
+	struct fxt_warg enc[FXT_MAX_ARGS];
+	const struct fxt_tval *val[FXT_MAX_ARGS];
+	unsigned n = 0, strings = 0;
 
 	if (fxt_field_get(SITE_GEN, w) != gen)
 		w = refresh(site, cat, name, gen);
 	if (!fxt_field_get(SITE_ON, w))
 		return;
-	struct sref cref = sref_of((uint32_t)fxt_field_get(SITE_CAT, w), cat, INLINE_NAME_MAX);
-	struct sref nref = sref_of((uint32_t)fxt_field_get(SITE_NAME, w), name, INLINE_NAME_MAX);
-	uint32_t words = 2 + (t->thread_index ? 0 : 2) + sref_words(&cref) + sref_words(&nref) +
-			 (has_extra ? 1 : 0);
-
+	uint32_t cat_index = (uint32_t)fxt_field_get(SITE_CAT, w);
+	uint32_t name_index = (uint32_t)fxt_field_get(SITE_NAME, w);
+	/* TRACE_DURATION without arguments, names indexed: the hooks' 3-word builder. */
+	if (type == FXT_ET_DURATION_COMPLETE && !nargs && t->thread_index &&
+	    (cat_index || !cat || !*cat) && (name_index || !name || !*name)) {
+		uint64_t *r = fxt_chunk_reserve(&t->w, FXT_COMPLETE3_WORDS);
+		if (r)
+			fxt_complete3_write(r, fxt_complete3_hdr(t->thread_index, cat_index,
+								 name_index), ts, extra);
+		return;
+	}
 	for (unsigned i = 0; i < nargs && n < FXT_MAX_ARGS; i++, n++) {
-		enc[n].val = &args[i].val;
-		enc[n].name = sref_of(arg_index(&site[1 + i], args[i].name, gen), args[i].name,
-				      INLINE_NAME_MAX);
+		val[n] = &args[i].val;
+		strings += val[n]->type == FXT_AT_STRING;
+		enc[n] = warg_of(val[n], name_ref(arg_index(&site[1 + i], args[i].name, gen),
+						  args[i].name));
 	}
 	if (type == FXT_ET_INSTANT && (scope == TRACE_SCOPE_PROCESS || scope == TRACE_SCOPE_GLOBAL)
 	    && n < FXT_MAX_ARGS) {
-		enc[n].val = &scope_vals[scope - 1];
-		enc[n].name = sref_of(arg_index(&scope_name_cache, "scope", gen), "scope", 5);
+		val[n] = &scope_vals[scope - 1];
+		strings++;
+		enc[n] = warg_of(val[n], name_ref(arg_index(&scope_name_cache, "scope", gen),
+						  "scope"));
 		n++;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		enc[i].str = (struct sref){ 0, NULL, 0 };
-		enc[i].words = 1 + sref_words(&enc[i].name) + value_words(enc[i].val);
-		words += enc[i].words;
-	}
+	struct fxt_event e = FXT_EVENT_INIT(type, fxtp_thread_ref(t),
+					    name_ref(cat_index, cat), name_ref(name_index, name),
+					    ts, extra);
+	e.args = enc;
+	e.nargs = n;
+	uint32_t words = fxt_event_words(&e);	/* string values still empty */
+	if (!words)
+		return;
 	/* String values share what the record has left, in argument order. */
-	uint32_t limit = max_words();
-	for (unsigned i = 0; i < n; i++) {
-		const struct fxt_tval *v = enc[i].val;
+	uint32_t limit = fxtp_rec_max_words();
+	for (unsigned i = 0; strings && i < n; i++) {
+		const struct fxt_tval *v = val[i];
 		if (v->type != FXT_AT_STRING || !v->v.s)
 			continue;
-		size_t len = v->len == FXT_TV_CSTR ? strnlen(v->v.s, FXT_STRING_MAX_LEN + 1) : v->len;
+		uint32_t len = v->len == FXT_TV_CSTR
+				       ? (uint32_t)strnlen(v->v.s, FXT_STRING_MAX_LEN + 1) : v->len;
 		uint32_t room = words < limit ? (limit - words) * 8 : 0;
-		uint32_t max = room < FXT_STRING_MAX_LEN ? room : FXT_STRING_MAX_LEN;
-		enc[i].str.len = cut_len(v->v.s, len, max);
-		enc[i].str.s = v->v.s;
-		enc[i].str.ref = enc[i].str.len ? (uint16_t)(FXT_STRREF_INLINE | enc[i].str.len) : 0;
-		enc[i].words += sref_words(&enc[i].str);
-		words += sref_words(&enc[i].str);
+		len = fxt_utf8_cut(v->v.s, len, room < FXT_STRING_MAX_LEN ? room
+									   : FXT_STRING_MAX_LEN);
+		enc[i].v.str = fxt_str_repair(v->v.s, len);
+		words += fxt_pad_words(len);
 	}
 	if (words > limit)
 		return;
-
 	uint64_t *r = fxt_chunk_reserve(&t->w, words);
-	if (!r)
-		return;
-	uint64_t *p = r + 1;
-	*p++ = ts;
-	if (!t->thread_index) {
-		*p++ = (uint64_t)fxtp.pid;
-		*p++ = (uint64_t)t->tid;
-	}
-	p = put_sref(p, &cref);
-	p = put_sref(p, &nref);
-	for (unsigned i = 0; i < n; i++)
-		p = put_arg(p, &enc[i]);
-	if (has_extra)
-		*p = extra;
-	fxt_chunk_commit(r, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_EVENT) |
-				    fxt_field_prep(FXT_RECORD_SIZE, words) |
-				    fxt_field_prep(FXT_EVENT_TYPE, type) |
-				    fxt_field_prep(FXT_EVENT_ARG_CNT, n) |
-				    fxt_field_prep(FXT_EVENT_THREAD_REF, t->thread_index) |
-				    fxt_field_prep(FXT_EVENT_CATEGORY_REF, cref.ref) |
-				    fxt_field_prep(FXT_EVENT_NAME_REF, nref.ref));
+	if (r)
+		fxt_event_write_sized(r, &e, words);
 }
 
 FXTP_EXPORT void fxt_api_event(uint64_t *site, const char *cat, const char *name, uint64_t id,
@@ -386,26 +278,25 @@ FXTP_EXPORT void fxt_api_event(uint64_t *site, const char *cat, const char *name
 {
 	uint64_t now = fxtp_now();
 	unsigned type = type_nargs & 0xff;
-	struct fxtp_thread *t = api_enter();
+	struct fxtp_thread *t = fxtp_rec_enter();
 
 	if (!t)
 		return;
 	if (type <= FXT_ET_FLOW_END && type != FXT_ET_DURATION_COMPLETE)
-		write_event(t, site, cat, name, type, now,
-			    type == FXT_ET_COUNTER || type >= FXT_ET_ASYNC_BEGIN, id, args,
-			    type_nargs >> 8, type == FXT_ET_INSTANT ? (unsigned)id : 0);
+		write_event(t, site, cat, name, type, now, id, args, type_nargs >> 8,
+			    type == FXT_ET_INSTANT ? (unsigned)id : 0);
 	fxtp_leave(t);
 }
 
 FXTP_EXPORT void fxt_api_complete(const struct fxt_scope *s)
 {
 	uint64_t now = fxtp_now();
-	struct fxtp_thread *t = api_enter();
+	struct fxtp_thread *t = fxtp_rec_enter();
 
 	if (!t)
 		return;
-	write_event(t, s->site, s->cat, s->name, FXT_ET_DURATION_COMPLETE, s->start, 1, now,
-		    s->args, s->nargs, 0);
+	write_event(t, s->site, s->cat, s->name, FXT_ET_DURATION_COMPLETE, s->start, now, s->args,
+		    s->nargs, 0);
 	fxtp_leave(t);
 }
 
@@ -414,7 +305,7 @@ FXTP_EXPORT void fxt_api_complete(const struct fxt_scope *s)
 FXTP_EXPORT void fxt_api_blob(uint64_t *site, const char *name, unsigned type, const void *data,
 			      size_t size)
 {
-	struct fxtp_thread *t = api_enter();
+	struct fxtp_thread *t = fxtp_rec_enter();
 	uint32_t gen = __atomic_load_n(&fxt_api_gen, __ATOMIC_RELAXED);
 	const char *bytes = data;
 
@@ -423,26 +314,18 @@ FXTP_EXPORT void fxt_api_blob(uint64_t *site, const char *name, unsigned type, c
 	uint64_t w = __atomic_load_n(site, __ATOMIC_RELAXED);
 	if (fxt_field_get(SITE_GEN, w) != gen)
 		w = refresh(site, NULL, name, gen);
-	struct sref nref = sref_of((uint32_t)fxt_field_get(SITE_NAME, w), name, INLINE_NAME_MAX);
-	uint32_t room = (max_words() - 1 - sref_words(&nref)) * 8;
+	struct fxt_str nm = name_ref((uint32_t)fxt_field_get(SITE_NAME, w), name);
+	uint32_t room = (fxtp_rec_max_words() - 1 - fxt_str_words(&nm)) * 8;
 	uint32_t piece_max = room < FXT_FIELD_MAX(FXT_BLOB_SIZE) ? room
 								 : FXT_FIELD_MAX(FXT_BLOB_SIZE) & ~7u;
 	do {
 		uint32_t piece = size < piece_max ? (uint32_t)size : piece_max;
-		uint32_t words = 1 + sref_words(&nref) + fxt_pad_words(piece);
-		uint64_t *r = fxt_chunk_reserve(&t->w, words);
+		struct fxt_blob b = { .name = nm, .type = type, .data = bytes, .size = piece };
+		uint32_t words = fxt_blob_words(&b);
+		uint64_t *r = words ? fxt_chunk_reserve(&t->w, words) : NULL;
 		if (!r)
 			break;
-		uint64_t *p = put_sref(r + 1, &nref);
-		if (piece) {
-			p[fxt_pad_words(piece) - 1] = 0;
-			memcpy(p, bytes, piece);
-		}
-		fxt_chunk_commit(r, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_BLOB) |
-					    fxt_field_prep(FXT_RECORD_SIZE, words) |
-					    fxt_field_prep(FXT_BLOB_NAME_REF, nref.ref) |
-					    fxt_field_prep(FXT_BLOB_SIZE, piece) |
-					    fxt_field_prep(FXT_BLOB_TYPE, type));
+		fxt_blob_write(r, &b);
 		bytes += piece;
 		size -= piece;
 	} while (size > 0);
@@ -453,7 +336,7 @@ FXTP_EXPORT void fxt_api_blob(uint64_t *site, const char *name, unsigned type, c
 FXTP_EXPORT void fxt_api_log(const char *fmt, ...)
 {
 	uint64_t now = fxtp_now();
-	struct fxtp_thread *t = api_enter();
+	struct fxtp_thread *t = fxtp_rec_enter();
 	char small[LOG_STACK_BUF], *msg = small;
 	va_list ap;
 	int n;
@@ -477,24 +360,13 @@ FXTP_EXPORT void fxt_api_log(const char *fmt, ...)
 	}
 	if (n >= 0) {
 		uint32_t fixed = 2 + (t->thread_index ? 0 : 2);
-		uint32_t room = (max_words() - fixed) * 8;
-		uint32_t len = cut_len(msg, (size_t)n, room < FXT_STRING_MAX_LEN ? room
+		uint32_t room = (fxtp_rec_max_words() - fixed) * 8;
+		struct fxt_log l = { .thread = fxtp_thread_ref(t), .ts = now, .msg = msg };
+		l.len = fxt_utf8_cut(msg, (uint32_t)n, room < FXT_STRING_MAX_LEN ? room
 										: FXT_STRING_MAX_LEN);
-		uint32_t words = fixed + fxt_pad_words(len);
-		uint64_t *r = fxt_chunk_reserve(&t->w, words);
-		if (r) {
-			uint64_t *p = r + 1;
-			*p++ = now;
-			if (!t->thread_index) {
-				*p++ = (uint64_t)fxtp.pid;
-				*p++ = (uint64_t)t->tid;
-			}
-			put_stream(p, msg, len);
-			fxt_chunk_commit(r, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_LOG) |
-						    fxt_field_prep(FXT_RECORD_SIZE, words) |
-						    fxt_field_prep(FXT_LOG_MSG_LEN, len) |
-						    fxt_field_prep(FXT_LOG_THREAD_REF, t->thread_index));
-		}
+		uint64_t *r = fxt_chunk_reserve(&t->w, fxt_log_text_words(&l, 0));
+		if (r)
+			fxt_log_text_write(r, &l, NULL, 0);
 	}
 	if (msg != small)
 		free(msg);

@@ -44,26 +44,6 @@ struct pend {
 };
 static FXTP_TLS struct pend pend[S_COUNT];
 
-/* Replaces every byte of s that does not start or continue a valid UTF-8 sequence by '?'. */
-static void utf8_fix(unsigned char *p, uint32_t len)
-{
-	for (uint32_t i = 0; i < len;) {
-		unsigned c = p[i], n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			     : (c & 0xf8) == 0xf0 ? 4 : 0;
-		int valid = n && i + n <= len && (n != 2 || c >= 0xc2) && (n != 4 || c <= 0xf4);
-		for (unsigned k = 1; valid && k < n; k++)
-			valid = (p[i + k] & 0xc0) == 0x80;
-		if (valid && n == 3)	/* no overlong forms, no surrogates */
-			valid = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
-		if (valid && n == 4)
-			valid = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
-		if (!valid)
-			p[i++] = '?';
-		else
-			i += n;
-	}
-}
-
 /* One line made of a[0..alen) then b[0..blen): its log record, then its instant event whose
  * message is the record's (already checked) bytes. Guard held. */
 static void emit_line(struct fxtp_thread *t, enum stream s, const char *a, uint32_t alen,
@@ -80,27 +60,12 @@ static void emit_line(struct fxtp_thread *t, enum stream s, const char *a, uint3
 	if (alen > len)
 		alen = len;
 	blen = len - alen;
-	uint32_t words = fixed + fxt_pad_words(len);
-	uint64_t *r = fxt_chunk_reserve(&t->w, words);
+	struct fxt_log l = { .thread = fxtp_thread_ref(t), .ts = ts, .msg = a, .len = alen };
+	uint64_t *r = fxt_chunk_reserve(&t->w, fxt_log_text_words(&l, blen));
 	if (!r)
 		return;
-	uint64_t *p = r + 1;
-	*p++ = ts;
-	if (!t->thread_index) {
-		*p++ = (uint64_t)fxtp.pid;
-		*p++ = (uint64_t)t->tid;
-	}
-	char *msg = (char *)p;
-	if (len) {
-		p[fxt_pad_words(len) - 1] = 0;
-		memcpy(msg, a, alen);
-		memcpy(msg + alen, b, blen);
-		utf8_fix((unsigned char *)msg, len);
-	}
-	fxt_chunk_commit(r, fxt_field_prep(FXT_RECORD_TYPE, FXT_RT_LOG) |
-				    fxt_field_prep(FXT_RECORD_SIZE, words) |
-				    fxt_field_prep(FXT_LOG_MSG_LEN, len) |
-				    fxt_field_prep(FXT_LOG_THREAD_REF, t->thread_index));
+	fxt_log_text_write(r, &l, b, blen);
+	const char *msg = (const char *)(r + fixed);	/* the record's bytes, repaired */
 	if (events_off)
 		return;
 	struct fxt_warg arg = fxt_arg_string(fxtp_cstr(&s_message), fxt_str_inl(msg, len));

@@ -3,7 +3,8 @@
  * inherited by every thread created later: inherit_thread, removed on exec), each with a small
  * ring buffer: no thread setup hook (unmodified programs have none), ncpu descriptors whatever
  * the number of threads. Each PERF_RECORD_SWITCH (switch out, with PREEMPT or not; switch in)
- * becomes one FXT context switch record (trace-format.md#scheduling-record, type 1): the traced
+ * becomes one FXT context switch record (scheduling record type 1,
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#scheduling-record): the traced
  * thread on one side, koid 0 with weight INT32_MIN (idle, "not a thread of ours": Perfetto's
  * importer skips that side) on the other; preempted -> state 1 (running: Perfetto's R), else
  * 3 (blocked: S). Timestamps are the events' clock: perf's TSC conversion from the ring's page
@@ -43,7 +44,7 @@
 
 #define RING_PAGES_MAX 32u	/* data pages per CPU (128 KiB): halved on EPERM (mlock limit) */
 #define POLL_MS 100		/* longest time a switch waits in a ring */
-#define STATE_RUNNING 1u	/* FXT thread states (trace-format.md, Thread States) */
+#define STATE_RUNNING 1u	/* FXT thread states (the spec's scheduling record, Thread States) */
 #define STATE_BLOCKED 3u
 #define IDLE_WEIGHT INT32_MIN	/* the other side of a switch: not one of our threads */
 

@@ -1,7 +1,8 @@
-/* FXT bit layouts as data: one mask per field of ../shared/spec/trace-format.md, named after
- * the spec, and the two helpers that pack and unpack them. Writer and reader both include this
- * file; no other file shifts record bits. Header-only, no state, safe anywhere (signal handlers
- * included). Bit ranges are inclusive [lo, hi] as in the spec. */
+/* FXT bit layouts as data: one mask per field of the Fuchsia trace format, named after the
+ * spec (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format), and the two helpers
+ * that pack and unpack them. Writer and reader both include this file; no other file shifts
+ * record bits. Header-only, no state, safe anywhere (signal handlers included). Bit ranges are
+ * inclusive [lo, hi] as in the spec. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_WRITER_FIELDS_H
 #define FXT_WRITER_FIELDS_H
@@ -32,12 +33,14 @@ static inline uint64_t fxt_field_get(uint64_t mask, uint64_t word)
 /* Largest value a field can hold. */
 #define FXT_FIELD_MAX(mask) ((mask) >> __builtin_ctzll(mask))
 
-/* ---- record header (trace-format.md#record-header) ---- */
+/* ---- record header ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#record-header */
 #define FXT_RECORD_TYPE FXT_BITS(0, 3)
 #define FXT_RECORD_SIZE FXT_BITS(4, 15) /* in words, header included */
 #define FXT_RECORD_MAX_WORDS 4095u
 
-/* ---- large record header (trace-format.md#large-record-header) ---- */
+/* ---- large record header ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#large-record-header */
 #define FXT_LARGE_RECORD_SIZE FXT_BITS(4, 35)
 #define FXT_LARGE_RECORD_TYPE FXT_BITS(36, 39)
 #define FXT_LARGE_BLOB_FORMAT FXT_BITS(40, 43)
@@ -56,7 +59,8 @@ enum fxt_record_type {
 	FXT_RT_LARGE = 15,
 };
 
-/* ---- metadata (trace-format.md#metadata-record) ---- */
+/* ---- metadata ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#metadata-record */
 #define FXT_META_TYPE FXT_BITS(16, 19)
 #define FXT_META_PROVIDER_ID FXT_BITS(20, 51)
 #define FXT_META_NAME_LEN FXT_BITS(52, 59) /* provider info */
@@ -76,21 +80,25 @@ enum fxt_metadata_type {
 enum fxt_provider_event { FXT_PE_BUFFER_OVERFLOW = 0 };
 enum fxt_trace_info_type { FXT_TI_MAGIC = 0 };
 
-/* ---- string record (trace-format.md#string-record) ---- */
+/* ---- string record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-record */
 #define FXT_STRING_INDEX FXT_BITS(16, 30)
 #define FXT_STRING_LEN FXT_BITS(32, 46)
 #define FXT_STRING_MAX_INDEX 0x7fffu
 #define FXT_STRING_MAX_LEN 32000u /* the spec's conservative limit */
 
-/* ---- string ref (trace-format.md#string-references): 16 bits ---- */
+/* ---- string ref: 16 bits ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-references */
 #define FXT_STRREF_INLINE 0x8000u /* set: the low 15 bits are an inline length */
 #define FXT_STRREF_LEN_MASK 0x7fffu
 
-/* ---- thread record (trace-format.md#thread-record) ---- */
+/* ---- thread record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#thread-record */
 #define FXT_THREAD_INDEX FXT_BITS(16, 23)
 #define FXT_THREAD_MAX_INDEX 255u
 
-/* ---- event record (trace-format.md#event-record) ---- */
+/* ---- event record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#event-record */
 #define FXT_EVENT_TYPE FXT_BITS(16, 19)
 #define FXT_EVENT_ARG_CNT FXT_BITS(20, 23)
 #define FXT_EVENT_THREAD_REF FXT_BITS(24, 31)
@@ -112,24 +120,28 @@ enum fxt_event_type {
 	FXT_ET_FLOW_END = 10,
 };
 
-/* ---- blob record (trace-format.md#blob-record) ---- */
+/* ---- blob record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record */
 #define FXT_BLOB_NAME_REF FXT_BITS(16, 31)
 #define FXT_BLOB_SIZE FXT_BITS(32, 46)
 #define FXT_BLOB_TYPE FXT_BITS(48, 55)
 enum fxt_blob_type { FXT_BT_DATA = 1, FXT_BT_LAST_BRANCH = 2, FXT_BT_PERFETTO = 3 };
 
-/* ---- userspace object record (trace-format.md#userspace-object-record) ---- */
+/* ---- userspace object record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#userspace-object-record */
 #define FXT_UOBJ_THREAD_REF FXT_BITS(16, 23)
 #define FXT_UOBJ_NAME_REF FXT_BITS(24, 39)
 #define FXT_UOBJ_ARG_CNT FXT_BITS(40, 43)
 
-/* ---- kernel object record (trace-format.md#kernel-object-record) ---- */
+/* ---- kernel object record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#kernel-object-record */
 #define FXT_KOBJ_TYPE FXT_BITS(16, 23)
 #define FXT_KOBJ_NAME_REF FXT_BITS(24, 39)
 #define FXT_KOBJ_ARG_CNT FXT_BITS(40, 43)
 enum fxt_kobj_type { FXT_OBJ_TYPE_PROCESS = 1, FXT_OBJ_TYPE_THREAD = 2 };
 
-/* ---- scheduling records (trace-format.md#scheduling-record) ---- */
+/* ---- scheduling records ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#scheduling-record */
 #define FXT_SCHED_TYPE FXT_BITS(60, 63)
 #define FXT_SCHED_ARG_CNT FXT_BITS(16, 19)	 /* context switch, wakeup */
 #define FXT_SCHED_CPU FXT_BITS(20, 35)		 /* context switch, wakeup */
@@ -142,11 +154,13 @@ enum fxt_kobj_type { FXT_OBJ_TYPE_PROCESS = 1, FXT_OBJ_TYPE_THREAD = 2 };
 #define FXT_LEGACY_CS_IN_PRIO FXT_BITS(52, 59)
 enum fxt_sched_type { FXT_ST_LEGACY_CONTEXT_SWITCH = 0, FXT_ST_CONTEXT_SWITCH = 1, FXT_ST_THREAD_WAKEUP = 2 };
 
-/* ---- log record (trace-format.md#log-record) ---- */
+/* ---- log record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#log-record */
 #define FXT_LOG_MSG_LEN FXT_BITS(16, 30)
 #define FXT_LOG_THREAD_REF FXT_BITS(32, 39)
 
-/* ---- large blob (trace-format.md#large-blob-record), second word ---- */
+/* ---- large blob, second word ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#large-blob-record */
 #define FXT_LBLOB_CATEGORY_REF FXT_BITS(0, 15)
 #define FXT_LBLOB_NAME_REF FXT_BITS(16, 31)
 #define FXT_LBLOB_ARG_CNT FXT_BITS(32, 35) /* format 0 only */
@@ -154,7 +168,8 @@ enum fxt_sched_type { FXT_ST_LEGACY_CONTEXT_SWITCH = 0, FXT_ST_CONTEXT_SWITCH = 
 enum fxt_large_type { FXT_LT_BLOB = 0 };
 enum fxt_lblob_format { FXT_LBF_METADATA = 0, FXT_LBF_NO_METADATA = 1 };
 
-/* ---- arguments (trace-format.md#argument-types) ---- */
+/* ---- arguments ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#argument-types */
 #define FXT_ARG_TYPE FXT_BITS(0, 3)
 #define FXT_ARG_SIZE FXT_BITS(4, 15)
 #define FXT_ARG_NAME_REF FXT_BITS(16, 31)

@@ -28,6 +28,27 @@ uint32_t fxt_utf8_cut(const char *s, uint32_t len, uint32_t max)
 	return n;
 }
 
+void fxt_utf8_repair(void *mem, uint32_t len)
+{
+	unsigned char *p = mem;
+
+	for (uint32_t i = 0; i < len;) {
+		unsigned c = p[i], n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			     : (c & 0xf8) == 0xf0 ? 4 : 0;
+		int valid = n && i + n <= len && (n != 2 || c >= 0xc2) && (n != 4 || c <= 0xf4);
+		for (unsigned k = 1; valid && k < n; k++)
+			valid = (p[i + k] & 0xc0) == 0x80;
+		if (valid && n == 3)	/* no overlong forms, no surrogates */
+			valid = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
+		if (valid && n == 4)	/* no overlong forms, nothing past U+10FFFF */
+			valid = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
+		if (!valid)
+			p[i++] = '?';
+		else
+			i += n;
+	}
+}
+
 static int fits(uint64_t mask, uint64_t v)
 {
 	return v <= FXT_FIELD_MAX(mask);
@@ -38,11 +59,16 @@ static int str_ok(const struct fxt_str *s)
 	return s->index <= FXT_STRING_MAX_INDEX && (s->index || !s->len || s->s);
 }
 
-static void put_str(struct fxt_res *r, const struct fxt_str *s)
+static inline __attribute__((always_inline)) void put_str(struct fxt_res *r,
+							   const struct fxt_str *s)
 {
 	uint32_t n = fxt_str_len(s);
-	if (n)
-		fxt_res_bytes(r, s->s, n);
+	if (!n)
+		return;
+	void *d = r->p;
+	fxt_res_bytes(r, s->s, n);
+	if (s->repair)
+		fxt_utf8_repair(d, n);
 }
 
 static uint32_t thread_words(const struct fxt_thread *t)
@@ -70,7 +96,8 @@ static int size_err(int64_t n, uint64_t max)
 	return n < 0 ? (int)n : (uint64_t)n > max ? -E2BIG : 0;
 }
 
-/* ---- arguments (trace-format.md#argument-types) ---- */
+/* ---- arguments ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#argument-types */
 
 static int has_value_word(unsigned type)
 {
@@ -78,7 +105,7 @@ static int has_value_word(unsigned type)
 	       type == FXT_AT_POINTER || type == FXT_AT_KOID;
 }
 
-static int64_t arg_size(const struct fxt_warg *a)
+static inline __attribute__((always_inline)) int64_t arg_size(const struct fxt_warg *a)
 {
 	if (a->type > FXT_AT_BOOL || !str_ok(&a->name))
 		return -EINVAL;
@@ -111,10 +138,13 @@ static int64_t args_size(const struct fxt_warg *args, unsigned nargs)
 	return n;
 }
 
-static void put_arg(struct fxt_res *r, const struct fxt_warg *a)
+/* a was checked by arg_size(): its size is plain arithmetic here. */
+static inline __attribute__((always_inline)) void put_arg(struct fxt_res *r,
+							   const struct fxt_warg *a)
 {
-	uint64_t h = fxt_field_prep(FXT_ARG_TYPE, a->type) |
-		     fxt_field_prep(FXT_ARG_SIZE, (uint64_t)arg_size(a)) |
+	uint32_t words = 1 + fxt_str_words(&a->name) + (uint32_t)has_value_word(a->type) +
+			 (a->type == FXT_AT_STRING ? fxt_str_words(&a->v.str) : 0);
+	uint64_t h = fxt_field_prep(FXT_ARG_TYPE, a->type) | fxt_field_prep(FXT_ARG_SIZE, words) |
 		     fxt_field_prep(FXT_ARG_NAME_REF, fxt_str_ref(&a->name));
 	switch (a->type) {
 	case FXT_AT_INT32: h |= fxt_field_prep(FXT_ARG_VALUE32, (uint32_t)a->v.i32); break;
@@ -143,7 +173,8 @@ static void put_args(struct fxt_res *r, const struct fxt_warg *args, unsigned na
 		put_arg(r, &args[i]);
 }
 
-/* ---- metadata (trace-format.md#metadata-record) ---- */
+/* ---- metadata ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#metadata-record */
 
 static uint64_t meta_hdr(uint32_t words, unsigned meta_type, uint32_t provider_id)
 {
@@ -151,7 +182,7 @@ static uint64_t meta_hdr(uint32_t words, unsigned meta_type, uint32_t provider_i
 	       fxt_field_prep(FXT_META_PROVIDER_ID, provider_id);
 }
 
-/* trace-format.md#magic-number-record */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#magic-number-record */
 int fxt_magic_write(uint64_t *dst)
 {
 	struct fxt_res r;
@@ -168,7 +199,7 @@ static uint32_t provider_name_len(const char *name, uint32_t len)
 	return name ? fxt_utf8_cut(name, len, FXT_FIELD_MAX(FXT_META_NAME_LEN)) : 0;
 }
 
-/* trace-format.md#provider-info-metadata */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-info-metadata */
 uint32_t fxt_provider_info_words(const char *name, uint32_t len)
 {
 	return 1 + fxt_pad_words(provider_name_len(name, len));
@@ -185,7 +216,7 @@ int fxt_provider_info_write(uint64_t *dst, uint32_t provider_id, const char *nam
 	return (int)fxt_res_words(&r);
 }
 
-/* trace-format.md#provider-section-metadata */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-section-metadata */
 int fxt_provider_section_write(uint64_t *dst, uint32_t provider_id)
 {
 	struct fxt_res r;
@@ -194,7 +225,7 @@ int fxt_provider_section_write(uint64_t *dst, uint32_t provider_id)
 	return 1;
 }
 
-/* trace-format.md#provider-event-metadata */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-event-metadata */
 int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id, unsigned event_id)
 {
 	struct fxt_res r;
@@ -206,7 +237,7 @@ int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id, unsigned event
 	return 1;
 }
 
-/* trace-format.md#initialization-record */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#initialization-record */
 int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second)
 {
 	struct fxt_res r;
@@ -216,7 +247,7 @@ int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second)
 	return 2;
 }
 
-/* ---- trace-format.md#string-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-record ---- */
 
 static uint32_t string_len(const char *s, uint32_t len)
 {
@@ -242,7 +273,7 @@ int fxt_string_write(uint64_t *dst, uint16_t index, const char *s, uint32_t len)
 	return (int)fxt_res_words(&r);
 }
 
-/* ---- trace-format.md#thread-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#thread-record ---- */
 int fxt_thread_write(uint64_t *dst, uint8_t index, uint64_t pid, uint64_t tid)
 {
 	struct fxt_res r;
@@ -256,7 +287,7 @@ int fxt_thread_write(uint64_t *dst, uint8_t index, uint64_t pid, uint64_t tid)
 	return FXT_THREAD_WORDS;
 }
 
-/* ---- trace-format.md#event-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#event-record ---- */
 
 /* Instant, duration begin and duration end carry no event-type specific word. */
 static int event_has_extra(unsigned type)
@@ -287,6 +318,11 @@ int fxt_event_write(uint64_t *dst, const struct fxt_event *e)
 	int err = size_err(n, SMALL_MAX);
 	if (err)
 		return err;
+	return fxt_event_write_sized(dst, e, (uint32_t)n);
+}
+
+int fxt_event_write_sized(uint64_t *dst, const struct fxt_event *e, uint32_t n)
+{
 	struct fxt_res r;
 	fxt_res_begin(&r, dst);
 	fxt_res_word(&r, e->ts);
@@ -297,12 +333,11 @@ int fxt_event_write(uint64_t *dst, const struct fxt_event *e)
 	if (event_has_extra(e->type))
 		fxt_res_word(&r, e->extra);
 	fxt_res_commit(&r, fxt_event_hdr(e->type, e->nargs, e->thread.index,
-					 fxt_str_ref(&e->category), fxt_str_ref(&e->name),
-					 (uint32_t)n));
+					 fxt_str_ref(&e->category), fxt_str_ref(&e->name), n));
 	return (int)n;
 }
 
-/* ---- trace-format.md#blob-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record ---- */
 
 static int64_t blob_size(const struct fxt_blob *b)
 {
@@ -334,7 +369,8 @@ int fxt_blob_write(uint64_t *dst, const struct fxt_blob *b)
 	return (int)n;
 }
 
-/* ---- trace-format.md#userspace-object-record ---- */
+/* ---- userspace object record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#userspace-object-record */
 
 static int64_t uobj_size(const struct fxt_uobj *o)
 {
@@ -371,7 +407,7 @@ int fxt_uobj_write(uint64_t *dst, const struct fxt_uobj *o)
 	return (int)n;
 }
 
-/* ---- trace-format.md#kernel-object-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#kernel-object-record ---- */
 
 static int64_t kobj_size(const struct fxt_kobj *o)
 {
@@ -406,7 +442,7 @@ int fxt_kobj_write(uint64_t *dst, const struct fxt_kobj *o)
 	return (int)n;
 }
 
-/* ---- trace-format.md#scheduling-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#scheduling-record ---- */
 
 static uint64_t sched_hdr(uint32_t words, unsigned sched_type)
 {
@@ -512,7 +548,7 @@ int fxt_legacy_cswitch_write(uint64_t *dst, const struct fxt_legacy_cswitch *s)
 	return (int)n;
 }
 
-/* ---- trace-format.md#log-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#log-record ---- */
 
 static uint32_t log_len(const struct fxt_log *l)
 {
@@ -544,7 +580,48 @@ int fxt_log_write(uint64_t *dst, const struct fxt_log *l)
 	return (int)n;
 }
 
-/* ---- trace-format.md#large-blob-record ---- */
+/* Log records of program output: two parts joined, repaired, never cut here. */
+static int64_t log_text_size(const struct fxt_log *l, uint32_t tail_len)
+{
+	uint64_t len = (uint64_t)l->len + tail_len;
+	if (len > FXT_STRING_MAX_LEN || (l->len && !l->msg))
+		return -EINVAL;
+	return 2 + thread_words(&l->thread) + fxt_pad_words((uint32_t)len);
+}
+
+uint32_t fxt_log_text_words(const struct fxt_log *l, uint32_t tail_len)
+{
+	return words_of(log_text_size(l, tail_len), SMALL_MAX);
+}
+
+int fxt_log_text_write(uint64_t *dst, const struct fxt_log *l, const char *tail,
+		       uint32_t tail_len)
+{
+	int64_t n = log_text_size(l, tail_len);
+	if (n < 0 || (tail_len && !tail))
+		return n < 0 ? (int)n : -EINVAL;
+	uint32_t len = l->len + tail_len, nw = fxt_pad_words(len);
+	struct fxt_res r;
+	fxt_res_begin(&r, dst);
+	fxt_res_word(&r, l->ts);
+	put_thread(&r, &l->thread);
+	if (nw) {	/* one stream of two parts: padded once, after both */
+		char *msg = (char *)r.p;
+		r.p[nw - 1] = 0;
+		if (l->len)
+			memcpy(msg, l->msg, l->len);
+		if (tail_len)
+			memcpy(msg + l->len, tail, tail_len);
+		fxt_utf8_repair(msg, len);
+		r.p += nw;
+	}
+	fxt_res_commit(&r, fxt_record_hdr(FXT_RT_LOG, (uint32_t)n) |
+				   fxt_field_prep(FXT_LOG_MSG_LEN, len) |
+				   fxt_field_prep(FXT_LOG_THREAD_REF, l->thread.index));
+	return (int)n;
+}
+
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#large-blob-record ---- */
 
 static int64_t large_blob_size(const struct fxt_large_blob *b)
 {

@@ -1,10 +1,11 @@
-/* FXT record encoders: one builder per record shape of ../shared/spec/trace-format.md, every
- * argument type, inline and indexed string/thread refs. Use: n = fxt_X_words(...) (0: cannot be
- * encoded), reserve n words of your memory, fxt_X_write(dst, ...) writes exactly n words and
- * commits the header last (reserve.h). Writers return the words written or -EINVAL (a field out
- * of range) / -E2BIG (a record, or one argument, over 4095 words); on error nothing is written.
- * Inline strings over 32000 bytes are cut at a UTF-8 boundary. Async-signal-safe: no malloc,
- * no I/O, no locks. */
+/* FXT record encoders: one builder per record shape of the Fuchsia trace format
+ * (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format), every argument type,
+ * inline and indexed string/thread refs. Use: n = fxt_X_words(...) (0: cannot be encoded),
+ * reserve n words of your memory, fxt_X_write(dst, ...) writes exactly n words and commits the
+ * header last (reserve.h). Writers return the words written or -EINVAL (a field out of range) /
+ * -E2BIG (a record, or one argument, over 4095 words); on error nothing is written. Inline
+ * strings over 32000 bytes are cut at a UTF-8 boundary. Async-signal-safe: no malloc, no I/O,
+ * no locks. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_WRITER_RECORDS_H
 #define FXT_WRITER_RECORDS_H
@@ -14,12 +15,15 @@
 #include "writer/fields.h"
 #include "writer/reserve.h"
 
-/* ---- string refs (trace-format.md#string-references) ---- */
+/* ---- string refs ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-references */
 
 /* index != 0: indexed (index in [1,32767], registered by a string record); else inline when
- * len > 0 (s holds len bytes of UTF-8, cut to 32000); else the empty string. */
+ * len > 0 (s holds len bytes of UTF-8, cut to 32000); else the empty string. repair: s may hold
+ * bytes that are not UTF-8 (program data); they are written as '?' (fxt_utf8_repair()). */
 struct fxt_str {
 	uint16_t index; /* in [0,32767] */
+	uint8_t repair; /* 0 or 1 */
 	const char *s;
 	uint32_t len;
 };
@@ -34,9 +38,22 @@ static inline struct fxt_str fxt_str_inl(const char *s, uint32_t len)
 	return (struct fxt_str){ .s = s, .len = len };
 }
 
-/* Largest n <= len, n <= max, such that s[0..n) does not end inside a UTF-8 sequence.
- * Fails: never. Thread-safe. */
+/* An inline string of program data: written with every byte that does not start or continue a
+ * valid UTF-8 sequence replaced by '?'. len: as fxt_str_inl(). */
+static inline struct fxt_str fxt_str_repair(const char *s, uint32_t len)
+{
+	return (struct fxt_str){ .repair = 1, .s = s, .len = len };
+}
+
+/* Largest n <= len, n <= max, such that s[0..n) does not end inside a UTF-8 sequence (a run of
+ * more than 3 continuation bytes is not UTF-8: cut plainly at max). The one UTF-8 cut of the
+ * product. Fails: never. Thread-safe. */
 uint32_t fxt_utf8_cut(const char *s, uint32_t len, uint32_t max);
+
+/* Replaces, in place, every byte of p[0..len) that does not start or continue a valid UTF-8
+ * sequence (overlong forms, surrogates and code points over U+10FFFF included) by '?': the one
+ * UTF-8 repair of the product. Fails: never. Thread-safe; async-signal-safe. */
+void fxt_utf8_repair(void *p, uint32_t len);
 
 /* Bytes an inline string occupies in its stream (0 for indexed and empty strings). */
 static inline uint32_t fxt_str_len(const struct fxt_str *s)
@@ -61,7 +78,8 @@ static inline uint32_t fxt_str_words(const struct fxt_str *s)
 	return fxt_pad_words(fxt_str_len(s));
 }
 
-/* ---- thread refs (trace-format.md#thread-references) ---- */
+/* ---- thread refs ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#thread-references */
 
 /* index != 0: indexed (registered by a thread record); 0: pid and tid koids inline. */
 struct fxt_thread {
@@ -79,7 +97,8 @@ static inline struct fxt_thread fxt_thread_inl(uint64_t pid, uint64_t tid)
 	return (struct fxt_thread){ .pid = pid, .tid = tid };
 }
 
-/* ---- arguments (trace-format.md#argument-types) ---- */
+/* ---- arguments ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#argument-types */
 
 struct fxt_warg {
 	unsigned type; /* enum fxt_arg_type, in [0,9] */
@@ -141,13 +160,14 @@ uint32_t fxt_arg_words(const struct fxt_warg *a);
 
 /* ---- header builders (inline: constant-fold on hot paths) ---- */
 
-/* trace-format.md#record-header */
+/* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#record-header */
 static inline uint64_t fxt_record_hdr(unsigned type /* in [0,15] */, uint32_t words /* in [1,4095] */)
 {
 	return fxt_field_prep(FXT_RECORD_TYPE, type) | fxt_field_prep(FXT_RECORD_SIZE, words);
 }
 
-/* trace-format.md#event-record: the one header builder of all 11 event types. */
+/* The one header builder of all 11 event types.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#event-record */
 static inline uint64_t fxt_event_hdr(unsigned type /* enum fxt_event_type, in [0,10] */,
 				     unsigned nargs /* in [0,15] */,
 				     unsigned thread_ref /* in [0,255], 0 = inline */,
@@ -162,9 +182,11 @@ static inline uint64_t fxt_event_hdr(unsigned type /* enum fxt_event_type, in [0
 	       fxt_field_prep(FXT_EVENT_NAME_REF, name_ref);
 }
 
-/* trace-format.md#duration-complete-event, the preload's hot path: indexed thread, indexed (or
- * empty) category and name, no arguments: exactly FXT_COMPLETE3_WORDS words. Build the header
- * once with fxt_complete3_hdr(); then each event is two stores and the release store. */
+/* The preload's hot path, a duration complete event
+ * (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#duration-complete-event): indexed
+ * thread, indexed (or empty) category and name, no arguments: exactly FXT_COMPLETE3_WORDS words.
+ * Build the header once with fxt_complete3_hdr(); then each event is two stores and the release
+ * store. */
 #define FXT_COMPLETE3_WORDS 3u
 
 static inline uint64_t fxt_complete3_hdr(unsigned thread_index /* in [1,255] */,
@@ -193,9 +215,10 @@ static inline uint64_t fxt_record_words(uint64_t h)
 		       : fxt_field_get(FXT_RECORD_SIZE, h);
 }
 
-/* trace-format.md#blob-record used as padding: a raw-data blob with the empty name whose payload
- * is the (words - 1) * 8 bytes that follow, whatever they hold; readers skip it (Perfetto keeps
- * only blobs of type Perfetto). Pads a hole in a stream of records in place. */
+/* A blob record (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record) used as
+ * padding: a raw-data blob with the empty name whose payload is the (words - 1) * 8 bytes that
+ * follow, whatever they hold; readers skip it (Perfetto keeps only blobs of type Perfetto). Pads
+ * a hole in a stream of records in place. */
 static inline uint64_t fxt_padding_hdr(uint32_t words /* in [2,4095] */)
 {
 	return fxt_record_hdr(FXT_RT_BLOB, words) |
@@ -203,35 +226,43 @@ static inline uint64_t fxt_padding_hdr(uint32_t words /* in [2,4095] */)
 	       fxt_field_prep(FXT_BLOB_TYPE, FXT_BT_DATA);
 }
 
-/* ---- metadata records (trace-format.md#metadata-record) ---- */
+/* ---- metadata records ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#metadata-record */
 
-/* trace-format.md#magic-number-record: 1 word, 10 00 04 46 78 54 16 00 in memory. */
+/* Magic number record: 1 word, 10 00 04 46 78 54 16 00 in memory.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#magic-number-record */
 int fxt_magic_write(uint64_t *dst);
 
-/* trace-format.md#provider-info-metadata: name cut to 255 bytes (UTF-8 boundary). */
+/* Provider info: name cut to 255 bytes (UTF-8 boundary).
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-info-metadata */
 uint32_t fxt_provider_info_words(const char *name, uint32_t len);
 int fxt_provider_info_write(uint64_t *dst, uint32_t provider_id /* 32 bits */, const char *name,
 			    uint32_t len);
 
-/* trace-format.md#provider-section-metadata: 1 word. */
+/* Provider section: 1 word.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-section-metadata */
 int fxt_provider_section_write(uint64_t *dst, uint32_t provider_id /* 32 bits */);
 
-/* trace-format.md#provider-event-metadata: 1 word. */
+/* Provider event: 1 word.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#provider-event-metadata */
 int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id /* 32 bits */,
 			     unsigned event_id /* enum fxt_provider_event, in [0,15] */);
 
-/* ---- trace-format.md#initialization-record: 2 words ---- */
+/* ---- initialization record: 2 words ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#initialization-record */
 int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second);
 
-/* ---- trace-format.md#string-record: s cut to 32000 bytes (UTF-8 boundary) ---- */
+/* ---- string record: s cut to 32000 bytes (UTF-8 boundary) ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-record */
 uint32_t fxt_string_words(const char *s, uint32_t len);
 int fxt_string_write(uint64_t *dst, uint16_t index /* in [1,32767] */, const char *s, uint32_t len);
 
-/* ---- trace-format.md#thread-record: 3 words ---- */
+/* ---- thread record: 3 words ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#thread-record */
 #define FXT_THREAD_WORDS 3u
 int fxt_thread_write(uint64_t *dst, uint8_t index /* in [1,255] */, uint64_t pid, uint64_t tid);
 
-/* ---- trace-format.md#event-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#event-record ---- */
 
 struct fxt_event {
 	unsigned type; /* enum fxt_event_type, in [0,10] */
@@ -247,6 +278,10 @@ struct fxt_event {
 
 uint32_t fxt_event_words(const struct fxt_event *e);
 int fxt_event_write(uint64_t *dst, const struct fxt_event *e);
+/* As fxt_event_write() without checking e again, for a hot path that just sized it: words must
+ * be what fxt_event_words(e) returned (non-zero) for this very e, inline strings (e.g. string
+ * values cut to the room left) included. Returns words. Fails: never. */
+int fxt_event_write_sized(uint64_t *dst, const struct fxt_event *e, uint32_t words);
 
 /* Thin callers: each fills a struct fxt_event of one type (no arguments: set .args/.nargs). */
 #define FXT_EVENT_INIT(ty, th, cat, nm, t, x)                                                       \
@@ -308,7 +343,7 @@ static inline struct fxt_event fxt_ev_flow_end(struct fxt_thread th, struct fxt_
 	return FXT_EVENT_INIT(FXT_ET_FLOW_END, th, cat, name, ts, id);
 }
 
-/* ---- trace-format.md#blob-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record ---- */
 struct fxt_blob {
 	struct fxt_str name;
 	unsigned type; /* enum fxt_blob_type, in [0,255] */
@@ -318,7 +353,8 @@ struct fxt_blob {
 uint32_t fxt_blob_words(const struct fxt_blob *b);
 int fxt_blob_write(uint64_t *dst, const struct fxt_blob *b);
 
-/* ---- trace-format.md#userspace-object-record ---- */
+/* ---- userspace object record ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#userspace-object-record */
 struct fxt_uobj {
 	uint64_t pointer;
 	struct fxt_thread process; /* inline: only .pid is written (the spec's process id word) */
@@ -329,7 +365,7 @@ struct fxt_uobj {
 uint32_t fxt_uobj_words(const struct fxt_uobj *o);
 int fxt_uobj_write(uint64_t *dst, const struct fxt_uobj *o);
 
-/* ---- trace-format.md#kernel-object-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#kernel-object-record ---- */
 struct fxt_kobj {
 	unsigned obj_type; /* enum fxt_kobj_type (ZX_OBJ_TYPE_*), in [0,255] */
 	uint64_t koid;
@@ -340,7 +376,7 @@ struct fxt_kobj {
 uint32_t fxt_kobj_words(const struct fxt_kobj *o);
 int fxt_kobj_write(uint64_t *dst, const struct fxt_kobj *o);
 
-/* ---- trace-format.md#scheduling-record ---- */
+/* ---- https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#scheduling-record ---- */
 struct fxt_cswitch {	/* context switch (scheduling type 1) */
 	unsigned cpu;	/* in [0,65535] */
 	unsigned out_state; /* thread state, in [0,15] */
@@ -370,7 +406,8 @@ struct fxt_legacy_cswitch { /* legacy context switch (scheduling type 0) */
 uint32_t fxt_legacy_cswitch_words(const struct fxt_legacy_cswitch *s);
 int fxt_legacy_cswitch_write(uint64_t *dst, const struct fxt_legacy_cswitch *s);
 
-/* ---- trace-format.md#log-record: message cut to 32000 bytes (UTF-8 boundary) ---- */
+/* ---- log record: message cut to 32000 bytes (UTF-8 boundary) ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#log-record */
 struct fxt_log {
 	struct fxt_thread thread;
 	uint64_t ts;
@@ -380,7 +417,17 @@ struct fxt_log {
 uint32_t fxt_log_words(const struct fxt_log *l);
 int fxt_log_write(uint64_t *dst, const struct fxt_log *l);
 
-/* ---- trace-format.md#large-blob-record (large header: size up to 2^32-1 words) ---- */
+/* Program output as a log record: the message is l->msg[0..l->len) followed by
+ * tail[0..tail_len) (a line written in two calls; tail_len 0: none), at most 32000 bytes
+ * together (the caller cuts; more: 0 words, -EINVAL), written with every byte that is not UTF-8
+ * replaced by '?' (fxt_utf8_repair(), over the joined message). The message bytes then start
+ * at word 2 (indexed thread) or 4 (inline koids) of the record. */
+uint32_t fxt_log_text_words(const struct fxt_log *l, uint32_t tail_len);
+int fxt_log_text_write(uint64_t *dst, const struct fxt_log *l, const char *tail,
+		       uint32_t tail_len);
+
+/* ---- large blob record (large header: size up to 2^32-1 words) ----
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#large-blob-record */
 struct fxt_large_blob {
 	unsigned format; /* enum fxt_lblob_format: 0 with metadata, 1 without */
 	struct fxt_str category, name;

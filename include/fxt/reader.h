@@ -29,7 +29,8 @@ struct fxt_koids {
 	uint64_t tid;
 };
 
-/* One argument (trace-format.md#arguments); type is an enum fxt_arg_type value. */
+/* One argument; type is an enum fxt_arg_type value.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#arguments */
 struct fxt_arg {
 	unsigned type;
 	struct fxt_sv name;

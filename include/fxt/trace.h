@@ -78,7 +78,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Argument value types: the numbers of trace-format.md#argument-types. */
+/* Argument value types: the numbers of the spec's argument types.
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#argument-types */
 enum fxt_tv_type {
 	FXT_TV_NULL = 0,
 	FXT_TV_INT32 = 1,

@@ -16,12 +16,7 @@ while [[ $# -gt 0 && $1 == *=* ]]; do
 	if [[ $1 == --* ]]; then options+=("$1"); else settings+=("$1"); fi
 	shift
 done
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-claim() { # status description
-	if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fail=1; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 env -u LD_PRELOAD "$@" >"$tmp/plain.out"
 env -u LD_PRELOAD "${settings[@]}" "$FXT" record "${options[@]}" -o "$tmp/trace.fxt" -- "$@" >"$tmp/traced.out" \
@@ -29,10 +24,6 @@ env -u LD_PRELOAD "${settings[@]}" "$FXT" record "${options[@]}" -o "$tmp/trace.
 claim $? "fxt record runs the program and exits 0"
 cmp -s "$tmp/plain.out" "$tmp/traced.out"
 claim $? "stdout under fxt record is the untraced stdout"
-"$API_CHECK" "$tmp/trace.fxt" "$expected" | sed 's/^/    /'
-claim "${PIPESTATUS[0]}" "api-check: the fxtrun archive holds the expected API records"
-"$FXT" check "$tmp/trace.fxt" >"$tmp/check.out" 2>&1
-rc=$?
-[ $rc = 0 ] || sed 's/^/    /' "$tmp/check.out"
-claim $rc "fxt check accepts the fxtrun archive"
+api_check "$tmp/trace.fxt" "$expected" "api-check: the fxtrun archive holds the expected API records"
+fxt_check "$tmp/trace.fxt" "fxt check accepts the fxtrun archive"
 exit $fail

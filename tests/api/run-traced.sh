@@ -21,12 +21,7 @@ while [[ $# -gt 0 && $1 == *=* ]]; do
 	esac
 	shift
 done
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-claim() { # status description
-	if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fail=1; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 env -u LD_PRELOAD "$@" >"$tmp/plain.out"
 plain_rc=$?
@@ -37,23 +32,20 @@ cmp -s "$tmp/plain.out" "$tmp/traced.out"
 claim $? "stdout is the same with and without the tracer"
 [ -s "$tmp/trace.fxt" ]
 claim $? "the traced run wrote \$FXT_OUTPUT"
-"$API_CHECK" "${check_flags[@]}" "$tmp/trace.fxt" "$expected" | sed 's/^/    /'
-claim "${PIPESTATUS[0]}" "api-check: the archive holds the expected API records"
+api_check "$tmp/trace.fxt" "$expected" "api-check: the archive holds the expected API records" \
+	"${check_flags[@]}"
 archives=("$tmp/trace.fxt")
 if [ -n "$child_expected" ]; then
 	children=("$tmp"/trace.fxt.*)
 	[ ${#children[@]} = 1 ] && [ -s "${children[0]}" ]
 	claim $? "the forked child wrote its own archive (FXT_OUTPUT.<pid>)"
-	"$API_CHECK" "${children[0]}" "$child_expected" | sed 's/^/    /'
-	claim "${PIPESTATUS[0]}" "api-check: the child's archive holds the child's API records"
+	api_check "${children[0]}" "$child_expected" \
+		"api-check: the child's archive holds the child's API records"
 	archives+=("${children[0]}")
 fi
 if [ -n "${FXT:-}" ]; then
 	for a in "${archives[@]}"; do
-		"$FXT" check "$a" >"$tmp/check.out" 2>&1
-		rc=$?
-		[ $rc = 0 ] || sed 's/^/    /' "$tmp/check.out"
-		claim $rc "fxt check accepts $(basename "$a")"
+		fxt_check "$a" "fxt check accepts $(basename "$a")"
 	done
 fi
 exit $fail

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """One-for-one check of `fxt json` against the archive, decoded here independently of the
-project's reader: walks the FXT records (trace-format.md) with per-provider string and thread
+project's reader: walks the FXT records
+(https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format) with per-provider string and thread
 tables and tick rates, and builds the multiset of (phase, name, pid, tid, ts in ns) for every
 event, log and process/thread kernel object record (a name repeated for the same koid counts
 once; a `log` instant at the time and thread of the log record just before it is the record's

@@ -1,6 +1,7 @@
-/* writer/fields.h against the spec: every field mask covers exactly the bit range that
- * trace-format.md gives (checked bit by bit from the numbers copied out of the spec, not from
- * FXT_BITS), packing round-trips and drops overflow, and header fields do not overlap. */
+/* writer/fields.h against the spec: every field mask covers exactly the bit range that the spec
+ * gives (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format; checked bit by bit
+ * from the numbers copied out of the spec, not from FXT_BITS), packing round-trips and drops
+ * overflow, and header fields do not overlap. */
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 

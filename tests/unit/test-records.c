@@ -1,7 +1,8 @@
 /* writer/records.h against HAND-WRITTEN words: every expected header is built here from the bit
- * positions printed in trace-format.md (F(value, lo) = value << lo, positions copied from the
- * spec, never from fields.h), streams from their bytes. Covers every record type, all 11 event
- * types, all 10 argument types, inline/indexed refs, padding, truncation and refusals. */
+ * positions printed in the spec (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format;
+ * F(value, lo) = value << lo, positions copied from the spec, never from fields.h), streams from
+ * their bytes. Covers every record type, all 11 event types, all 10 argument types,
+ * inline/indexed refs, padding, truncation and refusals. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
