@@ -21,6 +21,7 @@
  * "<pid>.<n>.buf" (n = 0, 1, ...: an exec'd image of the same pid takes the next n), 0600. */
 #define FXT_SESSION_SOCKET "manager.sock"
 #define FXT_SESSION_MANAGER "manager.pid"	/* "<pid> <start time>" of fxtrun (stale check) */
+#define FXT_SESSION_ARCHIVE "archive"	/* "<dev> <ino> <path>" of the archive being written */
 #define FXT_SESSION_BUF_FMT "%d.%u.buf"
 
 /* tracing-system.md#fifo-packets: fixed-size packets, one per SEQPACKET message. */

@@ -429,6 +429,8 @@ int cmd_record(int argc, char **argv)
 		unlink(tmp);
 		return 1;
 	}
+	/* A cleanup after fxtrun is killed removes the temporary archive too. */
+	fxt_session_note_archive(&s, tmp, out_fd);
 	struct fxt_manager *m = fxt_manager_new(s.dir, out_fd, s.listen_fd);
 	sigset_t mask, old;
 	sigemptyset(&mask);

@@ -16,7 +16,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +46,32 @@ static uint64_t measure_tps(void)
 	nanosleep(&ts, NULL);
 	n1 = fxt_mono_ns();
 	return (uint64_t)((unsigned __int128)(__rdtsc() - t0) * 1000000000ULL / (n1 - n0));
+}
+
+/* Whether the process that writes this file is alive and still maps it (its exit flush did not
+ * run yet): a file that is recovered while its writer goes on would be corrupted. */
+static int still_written(const struct fxt_buf_hdr *h, const struct stat *st)
+{
+	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != FXT_BUF_WRITING || !h->pid ||
+	    h->pid > INT32_MAX)
+		return 0;
+	char maps[64], *line = NULL;
+	size_t cap = 0;
+	snprintf(maps, sizeof(maps), "/proc/%llu/maps", (unsigned long long)h->pid);
+	FILE *f = fopen(maps, "re");
+	if (!f)
+		return 0;	/* gone (or not ours to read) */
+	int found = 0;
+	while (!found && getline(&line, &cap, f) > 0) {
+		unsigned long long ino = 0;
+		unsigned maj, min;
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3)
+			found = ino == (unsigned long long)st->st_ino &&
+				makedev(maj, min) == st->st_dev;
+	}
+	free(line);
+	fclose(f);
+	return found;
 }
 
 /* Prints why and returns status (CMD_EXIT_INVALID: not such a file; CMD_EXIT_ERROR: cannot
@@ -130,6 +158,12 @@ int cmd_recover(int argc, char **argv)
 			    CMD_EXIT_INVALID);
 	}
 	const struct fxt_buf_hdr *h = b.hdr;
+	if (still_written(h, &st)) {
+		munmap(m, size);
+		close(fd);
+		return fail(path, "still being written by a live process: recover it once that ends",
+			    CMD_EXIT_ERROR);
+	}
 	uint64_t room = size > h->chunks_off ? (size - h->chunks_off) / h->chunk_size : 0;
 	uint64_t chunks = __atomic_load_n(&h->next_chunk, __ATOMIC_RELAXED);
 	if (chunks > room)
@@ -143,7 +177,17 @@ int cmd_recover(int argc, char **argv)
 	if (measured)
 		fxt_outfile_set_tps(&b, measure_tps());
 	uint64_t stop = h->stop_ticks;
-	uint64_t end = fxt_outfile_seal(&b, chunks, 0, stop ? stop : h->start_ticks, 0);
+	/* Killed before its exit flush: its open calls and pending flows were never ended; the
+	 * archive says so (as a drop report, so readers excuse what is unpaired), and is marked
+	 * finished: recovering it again changes nothing. A finished file has its report. */
+	uint64_t end;
+	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != FXT_BUF_STOPPED) {
+		fxt_buf_drop_reason(&b, FXT_DROP_KILLED);
+		end = fxt_outfile_seal(&b, chunks, 0, stop ? stop : h->start_ticks, 0);
+		__atomic_store_n(&b.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
+	} else {
+		end = fxt_outfile_finish(&b, chunks, 0, 0);
+	}
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	rc = msync(m, size, MS_SYNC) < 0 ? -errno : 0;
 	munmap(m, size);

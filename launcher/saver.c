@@ -435,21 +435,27 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_t
 	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);
 	uint32_t reasons = __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED);
 	int overwritten = s->layout.mode == FXT_BUF_CIRCULAR && wraps;
+	/* Killed before its exit flush (SIGKILL): its open calls and pending flows were never
+	 * ended; the archive says so with its drop report, so readers excuse what is unpaired. */
+	int killed = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != FXT_BUF_STOPPED;
+	if (killed)
+		reasons |= FXT_DROP_KILLED;
 	/* Unpaired records of a provider that dropped none: its data is not what it wrote. */
-	if (!rc && !dropped && !overwritten && s->vet)
+	if (!rc && !dropped && !overwritten && !killed && s->vet)
 		fxt_vet_finish(s->vet);
 	const char *bad = s->vet ? fxt_vet_problem(s->vet) : NULL;
 	uint64_t start = o->bytes;
-	if (!rc && (dropped || overwritten || bad)) {
+	if (!rc && (dropped || overwritten || bad || killed)) {
 		/* Circular mode that wrapped overwrote its oldest records: the archive says so. */
 		uint64_t rec[FXT_OUTFILE_TRAILER_WORDS + 64];
 		size_t cap = sizeof(rec) / 8;
 		uint64_t ts = stop ? stop : s->layout.start_ticks;
 		int n = fxt_provider_section_write(rec, s->id);
 		n += fxt_provider_event_write(rec + n, s->id, FXT_PE_BUFFER_OVERFLOW);
-		int m = dropped ? fxt_dropped_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid,
-						      ts, dropped, reasons)
-				: 0;
+		int m = dropped || killed ? fxt_dropped_event_write(rec + n, cap - (size_t)n,
+								    (uint64_t)s->pid, ts, dropped,
+								    reasons)
+					  : 0;
 		n += m > 0 ? m : 0;
 		m = bad ? corrupt_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid, ts, bad) : 0;
 		n += m > 0 ? m : 0;

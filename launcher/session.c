@@ -160,6 +160,50 @@ int fxt_session_find_preload(char *out, size_t size)
 	return -ENOENT;
 }
 
+int fxt_session_note_archive(const struct fxt_session *s, const char *path, int fd)
+{
+	struct stat st;
+	char abs[PATH_MAX], file[PATH_MAX + 32], line[PATH_MAX * 2];
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (path[0] == '/')
+		snprintf(abs, sizeof(abs), "%s", path);
+	else if (!getcwd(abs, sizeof(abs)) ||
+		 strlen(abs) + 1 + strlen(path) >= sizeof(abs))
+		return -ENAMETOOLONG;
+	else
+		strcat(strcat(abs, "/"), path);
+	snprintf(file, sizeof(file), "%s/" FXT_SESSION_ARCHIVE, s->dir);
+	int n = snprintf(line, sizeof(line), "%llu %llu %s\n", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, abs);
+	int out = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		return -errno;
+	int rc = write(out, line, (size_t)n) == n ? 0 : -EIO;
+	close(out);
+	return rc;
+}
+
+/* A killed fxtrun's temporary archive, as noted in session directory name: removed if the file
+ * at that path is still the same one (device, inode) and ours. */
+static void remove_archive(int parent, const char *name)
+{
+	char path[NAME_MAX + 32], line[PATH_MAX * 2 + 64] = "", file[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/" FXT_SESSION_ARCHIVE, name);
+	int fd = openat(parent, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	unsigned long long dev, ino;
+	struct stat st;
+	if (n <= 0 || sscanf(line, "%llu %llu %4095[^\n]", &dev, &ino, file) != 3)
+		return;
+	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
+	    (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino)
+		unlink(file);
+}
+
 /* Whether session directory name in parent (a directory of ours) belongs to a manager that is
  * gone: its identity file names a pid that is dead or was reused (another start time). A
  * directory without the file is left alone (being created, or not fxtrun's). */
@@ -205,6 +249,7 @@ int fxt_session_clean(void (*removed)(const char *dir))
 				continue;
 			if (removed)
 				removed(dir);
+			remove_archive(dirfd(d), e->d_name);
 			remove_dir(dir);
 			count++;
 		}

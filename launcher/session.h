@@ -29,6 +29,11 @@ void fxt_session_remove(struct fxt_session *s);
  * Fails: never (best effort). Not thread-safe. */
 int fxt_session_clean(void (*removed)(const char *dir));
 
+/* Notes in the session the temporary archive file fd (at path) that fxtrun writes, so that a
+ * cleanup of the session after fxtrun was killed removes it too (only that very file: device,
+ * inode and owner must match). Fails: -errno. Not thread-safe. */
+int fxt_session_note_archive(const struct fxt_session *s, const char *path, int fd);
+
 /* Finds libfxtauto.so beside the running executable: the build tree (launcher/../preload/)
  * or an install (bin/../lib/ and its variants). Writes its absolute path to out.
  * Fails: -ENOENT (not found), -ENAMETOOLONG. Thread-safe. */

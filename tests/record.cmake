@@ -44,4 +44,9 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun RPROGS=${FXT_RPROGS_DIR}
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-trust.bats)
 	set_tests_properties(fxtrun-trust-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	# Random SIGKILLs of the program and of fxtrun (tests/soak.sh; `tests/soak.sh 100` by hand).
+	add_test(NAME soak COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
+		RPROGS=${FXT_RPROGS_DIR} bash ${CMAKE_CURRENT_SOURCE_DIR}/soak.sh 20)
+	set_tests_properties(soak PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
 endif()

@@ -53,6 +53,8 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_NO_SPACE = 1u << 3,	/* the file system refused to grow the buffer (ENOSPC) */
 	FXT_DROP_DURABLE = 1u << 4,	/* the durable area (strings, threads) filled */
 	FXT_DROP_TOO_BIG = 1u << 5,	/* a record larger than a chunk */
+	FXT_DROP_KILLED = 1u << 6,	/* the process was killed: its open calls and pending
+					 * flows were never ended (a recovered or SIGKILLed run) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */

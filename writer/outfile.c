@@ -295,11 +295,12 @@ uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint
 {
 	const struct fxt_buf_hdr *h = b->hdr;
 	uint64_t dropped = atomic_load_explicit(&h->dropped, memory_order_relaxed);
-	if (!dropped)
+	uint32_t reasons = atomic_load_explicit(&h->drop_reasons, memory_order_relaxed);
+	if (!dropped && !(reasons & FXT_DROP_KILLED))
 		return 0;
 	int n = fxt_provider_event_write(dst, provider_id, FXT_PE_BUFFER_OVERFLOW);
 	int m = fxt_dropped_event_write(dst + n, FXT_OUTFILE_TRAILER_WORDS - (size_t)n, h->pid, ts,
-					dropped, atomic_load_explicit(&h->drop_reasons, memory_order_relaxed));
+					dropped, reasons);
 	return (uint32_t)(n + (m > 0 ? m : 0));
 }
 
@@ -320,6 +321,7 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"buffer full", "saving did not keep up (--overflow drop)",
 		"the trace manager did not answer", "no space left to grow the buffer",
 		"string table full", "record larger than a chunk",
+		"the process was killed (open calls and flows cut)",
 	};
 	size_t n = 0;
 	if (!size)
