@@ -161,8 +161,10 @@ static inline __attribute__((always_inline)) struct fxt_str name_ref(uint32_t in
 		return fxt_str_idx((uint16_t)index);
 	if (!s || !*s)
 		return fxt_str_inl(NULL, 0);
-	return fxt_str_repair(s, fxt_utf8_cut(s, (uint32_t)strnlen(s, INLINE_NAME_MAX + 1),
-					      INLINE_NAME_MAX));
+	uint32_t n = 0;	/* strnlen, whose bound gcc compares with a constant string's size */
+	while (n <= INLINE_NAME_MAX && s[n])
+		n++;
+	return fxt_str_repair(s, fxt_utf8_cut(s, n, INLINE_NAME_MAX));
 }
 
 /* The writer's argument for a trace.h value (a string value is filled in later, by what the
