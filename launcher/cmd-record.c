@@ -358,6 +358,10 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 			(unsigned long long)st->overwritten, st->overwritten == 1 ? "" : "s");
 	if (st->saved)
 		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
+	if (st->untraced)
+		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer)",
+			(unsigned long long)st->untraced, st->untraced == 1 ? "" : "es",
+			strerror(st->untraced_errno));
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
@@ -370,7 +374,7 @@ static void summary(const struct fxt_manager_stats *st, double secs, const char 
 			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
 	fprintf(stderr, ".\n" ME ": trace written to %s; open it in ui.perfetto.dev "
 			"(or: fxt report %s).\n", out, out);
-	if (!st->processes)
+	if (!st->processes && !st->untraced)
 		fputs(ME ": no process was traced: a statically linked program, or one that "
 		      "clears LD_PRELOAD?\n", stderr);
 }

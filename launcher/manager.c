@@ -332,7 +332,7 @@ static int finish(struct fxt_manager *m, struct provider *p)
 }
 
 /* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order. */
-static void scan_session(struct fxt_manager *m)
+static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
 	DIR *d = opendir(m->dir);
 	if (!d)
@@ -340,9 +340,20 @@ static void scan_session(struct fxt_manager *m)
 	size_t first = m->np;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		int pid;
+		int pid, err;
 		unsigned n;
 		char tail;
+		if (sscanf(e->d_name, "%d.untrace%c", &pid, &tail) == 2 && tail == 'd') {
+			/* A process that could not get a buffer: counted, with its errno. */
+			char line[16] = "";
+			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0 && read(fd, line, sizeof(line) - 1) > 0 &&
+			    sscanf(line, "%d", &err) == 1 && !st->untraced++)
+				st->untraced_errno = err;
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
 		if (sscanf(e->d_name, "%d.%u.bu%c", &pid, &n, &tail) == 3 && tail == 'f' &&
 		    !find(m, pid, n))
 			add(m, pid, n);
@@ -362,7 +373,7 @@ static void scan_session(struct fxt_manager *m)
 int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	scan_session(m);
+	scan_session(m, st);
 	int rc = 0;
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];

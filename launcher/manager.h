@@ -25,6 +25,8 @@ struct fxt_manager_stats {
 	uint64_t refused;	/* providers refused (unknown protocol version) */
 	uint64_t impostors;	/* connections refused: STARTED for a pid not the peer's own */
 	uint64_t corrupt;	/* providers whose data ended at a bad record (launcher/vet.h) */
+	uint64_t untraced;	/* processes that could not get a buffer (FXT_SESSION_UNTRACED_SUFFIX) */
+	int untraced_errno;	/* why, for the first of them */
 	int corrupt_pid;	/* the first of them, and why */
 	char corrupt_why[200];
 };

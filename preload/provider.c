@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -234,6 +235,22 @@ static void connect_manager(uint32_t n, pid_t pid)
 		    (uint64_t)n << 32 | (uint32_t)pid);
 }
 
+/* Tells the manager this process runs untraced and why: "<pid>.untraced" in the session holds
+ * the errno (the summary counts these). Best effort. */
+static void not_traced(pid_t pid, int rc)
+{
+	char path[4200], why[16];
+	snprintf(path, sizeof(path), "%s/%d" FXT_SESSION_UNTRACED_SUFFIX, prov.dir, (int)pid);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	int n = snprintf(why, sizeof(why), "%d\n", -rc);
+	if (write(fd, why, (size_t)n) < 0) {
+		/* nothing more to do: the summary then misses this process */
+	}
+	close(fd);
+}
+
 int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
 		       uint32_t chunk_size)
 {
@@ -265,7 +282,11 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	/* Sized now, reserved as used (preload/grow.c): the header and durable area at once, the
 	 * chunks a step ahead of the writers, so a full tmpfs refuses chunks (counted drops)
 	 * instead of killing the program with SIGBUS. */
-	int rc = ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
+	struct rlimit lim;	/* past RLIMIT_FSIZE, ftruncate would send the program SIGXFSZ */
+	int rc = getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+			 (uint64_t)lim.rlim_cur < size
+		 ? -EFBIG
+		 : ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
 	if (!rc)
 		rc = fxtp_grow_attach(fd, path, 0);
 	uint64_t first = FXT_BUF_HDR_SIZE + (durable < FXTP_GROW_FIRST ? durable : FXTP_GROW_FIRST);
@@ -278,6 +299,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	if (rc < 0) {
 		fxtp_grow_detach();
 		unlink(path);
+		not_traced(pid, rc);
 		return rc;
 	}
 	rc = fxt_buf_init(b, m, size, durable, chunk_size, prov.mode, (uint64_t)pid);

@@ -177,3 +177,16 @@ dropped() {
 	run "$FXT" recover
 	[ "$status" -eq 2 ]
 }
+
+@test "a process that cannot get its buffer runs untraced (no SIGXFSZ) and the summary counts it" {
+	# 1 MiB file size limit, 4 MiB buffers: no process gets one; the program is unharmed
+	plain=$("$RPROGS/r-forks" 1000)
+	run --separate-stderr bash -c 'ulimit -f 1024; exec "$0" --buffer-size 4M -o u.fxt "$1" 1000' \
+		"$FXTRUN" "$RPROGS/r-forks"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$plain" ]
+	echo "$stderr"
+	[[ "$stderr" == *"1 process NOT TRACED (File too large: no buffer)"* ]]	# its forks: untraced as it
+	[[ "$stderr" != *"statically linked"* ]]
+	"$FXT" check -q u.fxt
+}
