@@ -2,7 +2,8 @@
  * opened lazily on the first lookup in a module (the vDSO read from memory) with descriptors
  * kept out of the program's way, separate debuginfo found locally (build ID, .gnu_debuglink),
  * never through debuginfod, so a lookup never waits on the network. Names come from the ELF
- * symbol table (symtab.c), else from the DWARF subprogram. */
+ * symbol table (symtab.c), else from the DWARF subprogram; an unnamed address is placed in its
+ * function by the .eh_frame FDE covering it. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dwarf.h>
@@ -197,4 +198,84 @@ char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr)
 	/* Symbol versions ("memcpy@@GLIBC_2.14") are not part of the name. */
 	size_t n = strcspn(name, "@");
 	return strndup(name, n < FXT_SYM_NAME_MAX ? n : FXT_SYM_NAME_MAX);
+}
+
+/* Bytes of a DW_EH_PE value of format enc (low nibble), or 0 when not fixed-size. */
+static size_t eh_size(unsigned char enc)
+{
+	switch (enc & 0x0f) {
+	case 0x02: case 0x0a: return 2;		/* udata2, sdata2 */
+	case 0x03: case 0x0b: return 4;		/* udata4, sdata4 */
+	case 0x04: case 0x0c: return 8;		/* udata8, sdata8 */
+	default: return 0;
+	}
+}
+
+/* Greatest FDE start at or below the file address a in the module's .eh_frame_hdr search table
+ * (the PT_GNU_EH_FRAME segment; LSB 3.0 "Exception Frame Header"): *lo, 0; -ENOENT without a
+ * table of the usual encoding (datarel|sdata4 pairs, as ld, gold and lld write it). */
+static int hdr_start(Elf *elf, Dwarf_Addr a, Dwarf_Addr *lo)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!name || strcmp(name, ".eh_frame_hdr") || sh.sh_type != SHT_PROGBITS)
+			continue;
+		Elf_Data *d = elf_rawdata(scn, NULL);
+		const unsigned char *h = d ? d->d_buf : NULL;
+		if (!h || d->d_size < 4 || h[0] != 1 || h[3] != 0x3b)
+			return -ENOENT;
+		size_t ptr = eh_size(h[1]), cnt = eh_size(h[2]);
+		if (!ptr || cnt != 4 || 4 + ptr + cnt > d->d_size)
+			return -ENOENT;
+		uint32_t n;
+		memcpy(&n, h + 4 + ptr, 4);
+		const unsigned char *t = h + 4 + ptr + cnt;
+		if (n > (d->d_size - (size_t)(t - h)) / 8)
+			return -ENOENT;
+		size_t l = 0, r = n;	/* first entry starting above a */
+		while (l < r) {
+			size_t m = l + (r - l) / 2;
+			int32_t start;
+			memcpy(&start, t + 8 * m, 4);
+			if (sh.sh_addr + (Dwarf_Addr)(int64_t)start <= a)
+				l = m + 1;
+			else
+				r = m;
+		}
+		if (!l)
+			return -ENOENT;
+		int32_t start;
+		memcpy(&start, t + 8 * (l - 1), 4);
+		*lo = sh.sh_addr + (Dwarf_Addr)(int64_t)start;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int fxt_dwfl_func_start(Dwfl *dwfl, uintptr_t addr, uintptr_t *start)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias, lo;
+	Dwarf_Frame *frame = NULL;
+
+	/* .eh_frame only: .debug_frame would load the debug file, and a module with one has
+	 * symbols or DWARF names already. dwarf_cfi_addrframe says whether an FDE covers addr
+	 * (its frame's range is a row of the FDE, not the function); FDEs do not overlap, so the
+	 * function starts at the nearest FDE start below, from .eh_frame_hdr's sorted table. */
+	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
+		return -ENOENT;
+	free(frame);
+	Dwarf_Addr elf_bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &elf_bias);
+	if (hdr_start(elf, addr - elf_bias, &lo))
+		return -ENOENT;
+	*start = (uintptr_t)(lo + elf_bias);
+	return 0;
 }

@@ -38,6 +38,9 @@ void fxt_dwfl_end(Dwfl *dwfl);
 /* The raw (maybe mangled) name of the function covering addr, malloc'ed, cut to
  * FXT_SYM_NAME_MAX bytes; NULL when none covers it (errno ENOENT) or on ENOMEM. */
 char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr);
+/* Start address of the function covering addr by the call frame information (the .eh_frame FDE,
+ * which stripped objects keep for unwinding): *start, 0; -ENOENT when no FDE covers addr. */
+int fxt_dwfl_func_start(Dwfl *dwfl, uintptr_t addr, uintptr_t *start);
 
 /* Name of the function symbol covering addr in mod, or NULL (none, or ENOMEM). The module's
  * sorted index is built on first use and kept in its userdata slot until fxt_symtab_free. */

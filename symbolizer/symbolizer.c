@@ -74,8 +74,14 @@ static int lookup_locked(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t 
 	char *raw = fxt_dwfl_name(sym->dwfl, addr);
 	if (!raw && errno == ENOMEM)
 		return -ENOMEM;
-	if (!raw)
-		return cut(snprintf(buf, buflen, "%s+0x%" PRIxPTR, mod->name, addr - mod->base), buflen);
+	if (!raw) {
+		/* No symbol (a stripped object): the start of the function by its FDE, so the
+		 * addresses of one function share one name; addr itself when no FDE covers it. */
+		uintptr_t start = addr;
+		if (fxt_dwfl_func_start(sym->dwfl, addr, &start) || start < mod->base)
+			start = addr;
+		return cut(snprintf(buf, buflen, "%s+0x%" PRIxPTR, mod->name, start - mod->base), buflen);
+	}
 	fxt_demangle_fn *fn = NULL;
 	if (fxt_is_mangled(raw) && !(fn = fxt_demangler(sym->dwfl, &sym->map, &sym->demangler)))
 		*need_cxx = 1;

@@ -19,8 +19,10 @@ struct fxt_sym;
 struct fxt_sym *fxt_sym_new(void);
 
 /* Writes the name of the function covering addr into buf: the demangled C++ name
- * ("ns::Class<int>::method(int) const"), else the C name, else "module+0xoffset" (offset from
- * the module's load base) when no symbol covers it, else "0x<addr>" outside every module.
+ * ("ns::Class<int>::method(int) const"), else the C name, else "module+0xoffset" when no symbol
+ * covers it: the offset from the module's load base of the function's start by the unwind
+ * tables (.eh_frame FDE; stripped objects keep them), or of addr when no FDE covers it; else
+ * "0x<addr>" outside every module.
  * Libraries loaded or unloaded since the last lookup are seen automatically (the loader's
  * dlpi_adds/dlpi_subs counters are checked on each lookup). Demangling uses the process's own
  * libstdc++; a C++ name in a process without one loads it once (dlopen, outside the lock).

@@ -56,6 +56,12 @@ if(M_GZIP)
 	add_test(NAME sample-gzip COMMAND sh -c "head -c 3000000 /dev/urandom | base64 > '${m_out}/gz.in' && exec \"$0\" \"$@\" '${m_out}/gz.in'"
 		${m_run} ${m_out}/gzip.fxt "--named __libc_start_main --prefix gzip+0x" ${M_GZIP} -9 -f)
 endif()
+# A stripped library's internals: one row per function (its .eh_frame FDE), named module+0xstart.
+if(TARGET fxt)
+	add_test(NAME sample-stripped COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sample/stripped.sh
+		$<TARGET_FILE:fxtauto> $<TARGET_FILE:fxt> ${m_out})
+	set_tests_properties(sample-stripped PROPERTIES LABELS nosan)
+endif()
 find_program(M_PYTHON3 python3)
 if(M_PYTHON3)
 	# The interpreter itself, not a launcher script (pyenv shims log to stderr and exec it:
