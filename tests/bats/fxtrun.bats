@@ -256,7 +256,9 @@ wait_line() {
 }
 
 @test "--min-duration drops calls shorter than the limit" {
-	"$FXTRUN" --min-duration 50ms -o mind.fxt "$RPROGS/r-count" 2000 >/dev/null 2>&1
+	# work() takes microseconds; a 1 s floor keeps it out even on a loaded machine (a thread
+	# preempted inside it for 50 ms once made it through); main lasts about 1.5 s
+	"$FXTRUN" --min-duration 1s -o mind.fxt "$RPROGS/r-count" 15000 >/dev/null 2>&1
 	[ "$(calls mind.fxt work)" -eq 0 ]
 	[ "$(calls mind.fxt main)" -eq 1 ]
 }
