@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,7 +335,7 @@ static int tsc_conversion(const struct perf_event_mmap_page *pg)
 		S.time_zero = pg->time_zero;
 		S.time_mult = pg->time_mult;
 		S.time_shift = pg->time_shift;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		atomic_thread_fence(memory_order_acquire);	/* stdatomic: TSan takes it */
 		if (__atomic_load_n(&pg->lock, __ATOMIC_RELAXED) == seq && !(seq & 1))
 			return cap && S.time_mult;
 	}
