@@ -44,6 +44,7 @@
 #include "common/clock.h"
 #include "common/options.h"
 #include "preload/fxtp.h"
+#include "preload/life.h"
 #include "preload/wait.h"
 #include "preload/provider.h"
 #include "preload/sample.h"
@@ -373,6 +374,23 @@ void fxtp_finish(int from_signal)
 
 /* ---- constructor, destructor, _exit ---- */
 
+/* The preload's one constructor (priority 101, the first of this library; across libraries the
+ * loader's order holds, hence real.c's lazy resolution), run with the guard held. Its order,
+ * and why:
+ *   1. real functions (real.c): every later step and any wrapper may call one;
+ *   2. the exec image number (exec.c) and the settings (common/options.c): everything below
+ *      reads them; a bad setting stops here, tracing off;
+ *   3. the clock (TSC or CLOCK_MONOTONIC, first calibration pair), since the buffer stamps its
+ *      start and FXT_MIN_DURATION becomes ticks;
+ *   4. names.c's map and thread.c's registry, then the buffer (init.c, which interns and emits
+ *      the process record into them), signal handlers (signal.c: a fatal signal flushes the
+ *      buffer, so it must exist) and the fork handlers (fork.c: a fork child opens its own);
+ *   5. RUNNING, published last of what the hooks need;
+ *   6. the parts that run only while tracing: sampling (sample.c), context switches
+ *      (sched.c), <fxt/trace.h> categories (api.c, publishes its generation last), lock
+ *      labels (lock.c), log capture (log.c). This is the order of the constructors at
+ *      priorities 101, 102 and 103 before they were merged into this one.
+ * Fails: one line on stderr, tracing off; the program runs on. */
 __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(void)
 {
 	struct fxtp_thread *t = &fxtp_self;
@@ -408,6 +426,9 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
 	fxtp_sample_start();
 	fxtp_sched_start();
+	fxtp_api_init();
+	fxtp_lock_init();
+	fxtp_log_init();
 out:
 	errno = saved;
 	fxtp_leave(t);

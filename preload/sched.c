@@ -412,10 +412,9 @@ static void start(void)
 	}
 }
 
-/* Fork child: the parent's rings and reader are not the child's; it starts over. */
-static void after_fork_child(void)
+void fxtp_sched_fork_child(void)
 {
-	if (!fxtp_running())
+	if (!fxtp_settings.sched || !fxtp_running())
 		return;
 	int saved = errno;
 	close_rings();
@@ -432,7 +431,6 @@ void fxtp_sched_start(void)
 	if (!fxtp_settings.sched)
 		return;
 	start();
-	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 void fxtp_sched_stop(int from_signal)
