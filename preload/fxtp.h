@@ -14,6 +14,7 @@
 #include <x86intrin.h>
 
 #include "common/options.h"
+#include "preload/real.h"
 #include "writer/buffer.h"
 #include "writer/chunk.h"
 
@@ -340,71 +341,5 @@ void fxtp_altstack_release(void *stack);
 
 /* ---- fork.c ---- */
 int fxtp_fork_init(void);
-
-/* ---- real.c ---- */
-struct fxtp_real {
-	void (*_exit)(int);
-	void (*_Exit)(int);
-	int (*pthread_setname_np)(pthread_t, const char *);
-	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-	int (*sigaction)(int, const void *, void *);
-	void (*(*signal)(int, void (*)(int)))(int);
-	void (*longjmp)(void *, int) __attribute__((noreturn));
-	void (*_longjmp)(void *, int) __attribute__((noreturn));
-	void (*siglongjmp)(void *, int) __attribute__((noreturn));
-	void (*__longjmp_chk)(void *, int) __attribute__((noreturn));
-	void *(*__cxa_begin_catch)(void *);	/* NULL without libstdc++ */
-	/* lock.c */
-	int (*pthread_mutex_lock)(pthread_mutex_t *);
-	int (*pthread_rwlock_rdlock)(pthread_rwlock_t *);
-	int (*pthread_rwlock_wrlock)(pthread_rwlock_t *);
-	int (*pthread_cond_wait)(pthread_cond_t *, pthread_mutex_t *);	/* GLIBC_2.3.2 */
-	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-	int (*sem_wait)(void *);
-	int (*pthread_barrier_wait)(pthread_barrier_t *);
-	int (*pthread_join)(pthread_t, void **);
-	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	int (*pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
-				      const struct timespec *);
-	int (*sem_timedwait)(void *, const struct timespec *);
-	/* log.c (FILE and va_list as void *: this header does not include stdio) */
-	ssize_t (*write)(int, const void *, size_t);
-	ssize_t (*writev)(int, const void *, int);
-	int (*vfprintf)(void *, const char *, __builtin_va_list);
-	int (*__vfprintf_chk)(void *, int, const char *, __builtin_va_list);
-	int (*fputs)(const char *, void *);
-	int (*puts)(const char *);
-	size_t (*fwrite)(const void *, size_t, size_t, void *);
-	int (*fputc)(int, void *);
-	int (*putc)(int, void *);
-	int (*putchar)(int);
-	void (*vsyslog)(int, const char *, __builtin_va_list);
-	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
-	/* names.c */
-	int (*dlclose)(void *);
-	int (*fputs_unlocked)(const char *, void *);
-	size_t (*fwrite_unlocked)(const void *, size_t, size_t, void *);
-	int (*fputc_unlocked)(int, void *);
-	int (*putc_unlocked)(int, void *);
-	int (*putchar_unlocked)(int);
-	int (*vdprintf)(int, const char *, __builtin_va_list);
-	int (*__vdprintf_chk)(int, int, const char *, __builtin_va_list);
-	void (*perror)(const char *);
-	void (*error)(int, int, const char *, ...);
-	void (*error_at_line)(int, int, const char *, unsigned, const char *, ...);
-	void (*vwarn)(const char *, __builtin_va_list);
-	void (*vwarnx)(const char *, __builtin_va_list);
-	void (*verr)(int, const char *, __builtin_va_list);
-	void (*verrx)(int, const char *, __builtin_va_list);
-	/* exec.c */
-	int (*execve)(const char *, char *const[], char *const[]);
-	int (*execvpe)(const char *, char *const[], char *const[]);
-	int (*fexecve)(int, char *const[], char *const[]);
-	int (*execveat)(int, const char *, char *const[], char *const[], int);
-};
-extern struct fxtp_real fxtp_real;
-/* Resolves every real function once (thread-safe, idempotent). */
-void fxtp_real_init(void);
 
 #endif
