@@ -78,7 +78,7 @@ static uint64_t fallback_tps(const struct fxt_manager *m)
 	uint64_t ns = fxt_mono_ns() - m->t0_ns;
 	if (!m->tsc || ns < 1000000)
 		return 1000000000ULL;
-	return (uint64_t)((unsigned __int128)(__rdtsc() - m->t0_tsc) * 1000000000ULL / ns);
+	return fxt_ticks_per_second(__rdtsc() - m->t0_tsc, ns);
 }
 
 /* The live provider of buffer file (pid, n). A finished one's file is deleted, so the name may

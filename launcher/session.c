@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/protocol.h"
 
 static int make_dir(char *out, const char *parent)
@@ -61,7 +62,7 @@ static int write_manager(const char *dir)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	int rc = write(fd, line, (size_t)n) == n ? 0 : -EIO;
+	int rc = fxt_write_all(fd, line, (size_t)n) < 0 ? -EIO : 0;
 	close(fd);
 	return rc;
 }

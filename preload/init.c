@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/io.h"
 #include "common/options.h"
 #include "preload/fxtp.h"
 #include "preload/life.h"
@@ -53,6 +54,7 @@
 #include "writer/outfile.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
+#include "writer/records.h"
 
 int fxtp_state = FXTP_STATE_SETUP;
 struct fxt_settings fxtp_settings;
@@ -75,7 +77,7 @@ void fxtp_warn(const char *msg, const char *detail)
 		memcpy(line + n, parts[i], l);
 		n += l;
 	}
-	if (write(2, line, n) < 0) {
+	if (fxt_write_all(2, line, n) < 0) {
 		/* nothing more to do: stderr is gone */
 	}
 	errno = saved;
@@ -162,8 +164,7 @@ static uint64_t ticks_per_second(void)
 		clock_pair(&ticks, &ns, &width);
 	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS &&
 		 ticks - fxtp.t0_ticks < CALIBRATE_SPAN * (fxtp_t0_width + width + CALIBRATE_PAD));
-	return (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) * 1000000000ULL /
-			  (ns - fxtp.t0_ns));
+	return fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns);
 }
 
 /* Whether the parent process runs this library too (then this process is a traced program's
@@ -197,7 +198,7 @@ static void copy_strings(const struct fxt_buf *from)
 	const uint64_t *p = fxt_buf_durable(from);
 	size_t words = fxt_archive_valid_prefix(p, from->hdr->durable_size / 8) / 8;
 	for (size_t at = 0; at < words;) {
-		uint32_t n = (uint32_t)fxt_field_get(FXT_RECORD_SIZE, p[at]);
+		uint64_t n = fxt_record_words(p[at]);
 		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) == FXT_RT_STRING) {
 			uint64_t *r = fxt_buf_durable_reserve(&fxtp.buf, n);
 			if (!r)
@@ -297,8 +298,7 @@ void fxtp_refresh_tps(void)
 	clock_pair(&ticks, &ns, &width);
 	if (fxtp.use_tsc && ns - fxtp.t0_ns >= 1000000)
 		fxt_outfile_set_tps(&fxtp.buf,
-				    (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) *
-					       1000000000ULL / (ns - fxtp.t0_ns)));
+				    fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns));
 }
 
 /* ---- archive at exit ---- */
@@ -412,8 +412,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		uint64_t ns;
 		while ((ns = fxt_mono_ns()) - fxtp.t0_ns < 1000000)
 			;
-		uint64_t tps = (uint64_t)((unsigned __int128)(fxtp_now() - fxtp.t0_ticks) *
-					  1000000000ULL / (ns - fxtp.t0_ns));
+		uint64_t tps = fxt_ticks_per_second(fxtp_now() - fxtp.t0_ticks, ns - fxtp.t0_ns);
 		fxtp.min_ticks = (uint64_t)((unsigned __int128)fxtp.min_ticks * tps / 1000000000ULL);
 	}
 	int rc;
