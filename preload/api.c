@@ -17,6 +17,7 @@
 #include "fxt/trace.h"
 #include "preload/fxtp.h"
 #include "preload/life.h"
+#include "preload/names.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 #include "writer/records.h"

@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include "preload/fxtp.h"
+#include "preload/init.h"
 #include "preload/life.h"
+#include "preload/names.h"
 #include "preload/sched.h"
+#include "preload/thread.h"
 #include "preload/wait.h"
 
 /* The order. prepare takes the locks outermost first, as the code that holds them nests them:

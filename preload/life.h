@@ -6,6 +6,10 @@
 #ifndef FXT_PRELOAD_LIFE_H
 #define FXT_PRELOAD_LIFE_H
 
+/* ---- fork.c ---- */
+/* Registers fork.c's handlers (once, from the constructor). Fails: -errno of pthread_atfork. */
+int fxtp_fork_init(void);
+
 /* ---- api.c (<fxt/trace.h>) ---- */
 /* Takes FXT_CATEGORIES, then lets the macros record (publishes the site generation last).
  * Fails: never (does nothing unless tracing runs). Not thread-safe (constructor). */

@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "preload/life.h"
+#include "preload/names.h"
+#include "preload/real.h"
+#include "preload/stack.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 

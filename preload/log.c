@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "preload/life.h"
+#include "preload/real.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 

@@ -39,6 +39,9 @@
 
 #include "common/clock.h"
 #include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/names.h"
+#include "preload/real.h"
 #include "preload/sched.h"
 #include "writer/records.h"
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "preload/life.h"
+#include "preload/names.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 
