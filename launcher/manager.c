@@ -27,6 +27,7 @@
 #include <x86intrin.h>
 
 #include "common/clock.h"
+#include "common/proc.h"
 #include "common/protocol.h"
 #include "launcher/saver.h"
 #include "writer/buffer.h"
@@ -115,19 +116,10 @@ static struct provider *add(struct fxt_manager *m, int pid, uint32_t n)
 
 static int parent_of(int pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *e = strrchr(buf, ')');
+	char buf[512];
+	const char *e = fxt_proc_stat(pid, buf, sizeof(buf));
 	int ppid = 0;
-	return e && sscanf(e + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+	return e && sscanf(e, " %*c %d", &ppid) == 1 ? ppid : 0;
 }
 
 /* Maps the provider's buffer file read-only. Fails: -errno (not a buffer yet, gone). */
