@@ -1,6 +1,6 @@
-/* Clocks shared by the preload and the manager: CLOCK_MONOTONIC in nanoseconds, and whether
- * the CPU has an invariant TSC (then the preload timestamps with rdtsc and the manager can
- * calibrate the same counter). Header-only, no state; safe in any thread. */
+/* Clocks shared by the preload and the manager: CLOCK_MONOTONIC in nanoseconds, whether the
+ * CPU has an invariant TSC (then the preload timestamps with rdtsc and the manager can
+ * calibrate the same counter), and the one ticks-per-second formula. Header-only, no state; safe in any thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_CLOCK_H
 #define FXT_COMMON_CLOCK_H
@@ -14,6 +14,14 @@ static inline uint64_t fxt_mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The rate of a counter that advanced `ticks` while CLOCK_MONOTONIC advanced ns (> 0)
+ * nanoseconds: ticks per second, rounded down (128-bit product: no overflow for any run).
+ * Fails: never (ns must not be 0). Async-signal-safe. */
+static inline uint64_t fxt_ticks_per_second(uint64_t ticks, uint64_t ns)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000ULL / ns);
 }
 
 /* 1 when CPUID reports an invariant TSC (leaf 0x80000007, EDX bit 8). */

@@ -45,7 +45,7 @@ static uint64_t measure_tps(void)
 	struct timespec ts = { 0, 20000000 };
 	nanosleep(&ts, NULL);
 	n1 = fxt_mono_ns();
-	return (uint64_t)((unsigned __int128)(__rdtsc() - t0) * 1000000000ULL / (n1 - n0));
+	return fxt_ticks_per_second(__rdtsc() - t0, n1 - n0);
 }
 
 /* Whether the process that writes this file is alive and still maps it (its exit flush did not

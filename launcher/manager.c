@@ -27,6 +27,7 @@
 #include <x86intrin.h>
 
 #include "common/clock.h"
+#include "common/proc.h"
 #include "common/protocol.h"
 #include "launcher/saver.h"
 #include "writer/buffer.h"
@@ -78,7 +79,7 @@ static uint64_t fallback_tps(const struct fxt_manager *m)
 	uint64_t ns = fxt_mono_ns() - m->t0_ns;
 	if (!m->tsc || ns < 1000000)
 		return 1000000000ULL;
-	return (uint64_t)((unsigned __int128)(__rdtsc() - m->t0_tsc) * 1000000000ULL / ns);
+	return fxt_ticks_per_second(__rdtsc() - m->t0_tsc, ns);
 }
 
 /* The live provider of buffer file (pid, n). A finished one's file is deleted, so the name may
@@ -115,19 +116,10 @@ static struct provider *add(struct fxt_manager *m, int pid, uint32_t n)
 
 static int parent_of(int pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *e = strrchr(buf, ')');
+	char buf[512];
+	const char *e = fxt_proc_stat(pid, buf, sizeof(buf));
 	int ppid = 0;
-	return e && sscanf(e + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+	return e && sscanf(e, " %*c %d", &ppid) == 1 ? ppid : 0;
 }
 
 /* Maps the provider's buffer file read-only. Fails: -errno (not a buffer yet, gone). */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/protocol.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
@@ -29,25 +30,10 @@
 
 /* ---- the buffered archive writer ---- */
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *s = data;
-	while (len) {
-		ssize_t n = write(fd, s, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;	/* a short write is an error (full disk) */
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int fxt_out_flush(struct fxt_out *o)
 {
 	if (!o->err && o->n)
-		o->err = write_all(o->fd, o->buf, o->n);
+		o->err = fxt_write_all(o->fd, o->buf, o->n);	/* short: full disk */
 	o->n = 0;
 	return o->err;
 }
@@ -58,7 +44,7 @@ static int emit(struct fxt_out *o, const void *data, size_t len)
 		return o->err;
 	o->bytes += len;
 	if (len > sizeof(o->buf) / 2)
-		return o->err = write_all(o->fd, data, len);	/* straight from the mapping */
+		return o->err = fxt_write_all(o->fd, data, len);	/* straight from the mapping */
 	memcpy(o->buf + o->n, data, len);
 	o->n += len;
 	return o->err;
@@ -306,7 +292,7 @@ static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r
 		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx);
 		uint64_t first = __atomic_load_n(&c[1], __ATOMIC_RELAXED);
 		int reopen = r[j].from && fxt_field_get(FXT_RECORD_TYPE, first) == FXT_RT_THREAD &&
-			     fxt_field_get(FXT_RECORD_SIZE, first) == 3;
+			     fxt_record_words(first) == 3;
 		size_t len = (reopen ? 3 : 0) + r[j].end - r[j].from;
 		uint64_t *dst = reserve(o, len * 8);
 		if (!dst)

@@ -18,6 +18,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/io.h"
+#include "common/proc.h"
 #include "common/protocol.h"
 
 static int make_dir(char *out, const char *parent)
@@ -34,19 +36,10 @@ static int make_dir(char *out, const char *parent)
 /* Start time of process pid (clock ticks after boot, /proc/<pid>/stat field 22), or 0. */
 static unsigned long long start_time(int pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	const char *e = strrchr(buf, ')');
+	char buf[1024];
+	const char *e = fxt_proc_stat(pid, buf, sizeof(buf));
 	unsigned long long t = 0;
-	if (!e || sscanf(e + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+	if (!e || sscanf(e, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
 				"%*d %*d %*d %llu", &t) != 1)
 		return 0;
 	return t;
@@ -61,7 +54,7 @@ static int write_manager(const char *dir)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	int rc = write(fd, line, (size_t)n) == n ? 0 : -EIO;
+	int rc = fxt_write_all(fd, line, (size_t)n) < 0 ? -EIO : 0;
 	close(fd);
 	return rc;
 }

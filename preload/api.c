@@ -16,6 +16,8 @@
 
 #include "fxt/trace.h"
 #include "preload/fxtp.h"
+#include "preload/life.h"
+#include "preload/names.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 #include "writer/records.h"
@@ -377,19 +379,19 @@ FXTP_EXPORT void fxt_api_log(const char *fmt, ...)
 
 /* ---- start and fork ---- */
 
-static void prepare(void)
+void fxtp_api_fork_prepare(void)
 {
 	pthread_mutex_lock(&intern_lock);
 }
 
-static void parent(void)
+void fxtp_api_fork_parent(void)
 {
 	pthread_mutex_unlock(&intern_lock);
 }
 
 /* The child's buffer holds copies of the parent's string records, so the indices stay valid;
  * the new generation still makes every site look again (at the child's state). */
-static void child(void)
+void fxtp_api_fork_child(void)
 {
 	pthread_mutex_unlock(&intern_lock);
 	uint32_t gen = __atomic_load_n(&fxt_api_gen, __ATOMIC_RELAXED);
@@ -397,8 +399,8 @@ static void child(void)
 		__atomic_store_n(&fxt_api_gen, gen + 1 ? gen + 1 : 1, __ATOMIC_RELAXED);
 }
 
-/* After fxtp_init (priority 101): takes FXT_CATEGORIES, then lets the macros record. */
-__attribute__((constructor(102), no_instrument_function)) static void api_init(void)
+/* Called by fxtp_init after RUNNING (life.h); the fork handlers are fork.c's. */
+void fxtp_api_init(void)
 {
 	const char *cats = fxtp_settings.categories;	/* checked by fxtp_init */
 
@@ -407,9 +409,5 @@ __attribute__((constructor(102), no_instrument_function)) static void api_init(v
 	_Static_assert(sizeof categories > FXT_CATEGORIES_MAX, "FXT_CATEGORIES fits");
 	if (cats)
 		strcpy(categories, cats);
-	if (pthread_atfork(prepare, parent, child) != 0) {
-		fxtp_warn("pthread_atfork failed; trace.h events off", NULL);
-		return;
-	}
 	__atomic_store_n(&fxt_api_gen, 1, __ATOMIC_RELEASE);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "preload/emit.h"
 #include "preload/fxtp.h"
 #include "writer/records.h"
 

@@ -18,9 +18,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/exec.h"
 #include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/real.h"
 #include "preload/sample.h"
 #include "preload/sched.h"
+#include "preload/thread.h"
 
 #define IMAGE_VAR "FXTAUTO_IMAGE="
 #define IMAGE_LEN (sizeof(IMAGE_VAR) - 1)

@@ -1,7 +1,10 @@
-/* fork(): pthread_atfork handlers. The parent holds the name-intern lock across fork so no
- * child inherits it mid-update; the child gets its own buffer (string records copied, so cached
- * indexes stay valid), its own archive path, a fresh thread registry, and marks the frames it
- * inherited as not its own (they pair with exits but are never recorded). */
+/* fork(): the one set of pthread_atfork handlers of the preload, registered once by fxtp_init.
+ * The parent holds every intern lock across fork so no child inherits one mid-update; the child
+ * gets its own buffer (string records copied, so cached indexes stay valid), its own archive
+ * path, a fresh thread registry, and marks the frames it inherited as not its own (they pair
+ * with exits but are never recorded); then each part that keeps state starts over.
+ * Left out: sample.c registers its own child handler when sampling starts (it runs after
+ * these: a handler registered later runs later in the child). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,21 +12,37 @@
 #include <string.h>
 
 #include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/life.h"
+#include "preload/names.h"
+#include "preload/sched.h"
+#include "preload/thread.h"
 #include "preload/wait.h"
 
+/* The order. prepare takes the locks outermost first, as the code that holds them nests them:
+ * uobj.c's label lock (a label is interned under it), api.c's intern lock, then names.c's
+ * (taken last by both). parent and child release them innermost first. The child then sets up
+ * the process's own buffer before any part writes into it: sched.c restarts its reader (it
+ * writes records), api.c starts a new site generation. This is the order the separate
+ * registrations ran in before they were merged (prepare handlers run in reverse order of
+ * registration, parent and child handlers in order). */
 static void prepare(void)
 {
+	fxtp_uobj_fork_prepare();
+	fxtp_api_fork_prepare();
 	pthread_mutex_lock(&fxtp_names_lock);
 }
 
 static void parent(void)
 {
 	pthread_mutex_unlock(&fxtp_names_lock);
+	fxtp_api_fork_parent();
+	fxtp_uobj_fork_release();
 }
 
-static void child(void)
+/* The child's own buffer, name and thread registry (tracing stops in it if that fails). */
+static void child_buffer(void)
 {
-	pthread_mutex_unlock(&fxtp_names_lock);
 	if (!fxtp_running())
 		return;
 	struct fxtp_thread *t = &fxtp_self;
@@ -38,6 +57,15 @@ static void child(void)
 		return;
 	}
 	fxtp_threads_after_fork(t);
+}
+
+static void child(void)
+{
+	pthread_mutex_unlock(&fxtp_names_lock);
+	child_buffer();
+	fxtp_sched_fork_child();
+	fxtp_api_fork_child();
+	fxtp_uobj_fork_release();
 }
 
 int fxtp_fork_init(void)

@@ -1,8 +1,10 @@
 /* Internals of libfxtauto.so shared by its files: the per-thread state (initial-exec TLS, no
  * allocation, no lazy TLS resolution inside the hooks), the global state word, the one
  * reentrancy guard (fxtp_enter/fxtp_leave are the only code that touches in_tracer), the
- * timestamp source and the process-wide tracer context. Everything here is used by code built
- * with -fno-instrument-functions. */
+ * timestamp source and the process-wide tracer context. Each part's functions are declared in
+ * its own header (init.h, stack.h, names.h, emit.h, thread.h, siglevel.h, signals.h, exec.h,
+ * life.h, real.h, ...), included by the files that call them. Everything here is used by code
+ * built with -fno-instrument-functions. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_PRELOAD_FXTP_H
 #define FXT_PRELOAD_FXTP_H
@@ -211,200 +213,20 @@ static inline uint64_t fxtp_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- init.c ---- */
-/* Stops tracing once, closes every open frame, writes the archive (tmp + rename). Async-signal-
- * safe when from_signal (skips nothing essential, takes no lock). Fails: silently (reports once
- * on stderr). Thread-safe: the first caller wins, later callers return at once. */
-void fxtp_finish(int from_signal);
-/* Prints one "fxtauto: ..." line on stderr, keeping errno. Async-signal-safe. */
-void fxtp_warn(const char *msg, const char *detail);
-/* Sets up the buffer, output path and process record for pid (constructor and fork child).
- * Fails: -errno (tracing stays off). Not thread-safe. */
-int fxtp_open_buffer(void);
-/* The archive name of sequence number seq (fxtp_ctx.name_seq) for this pid, absolute, into buf.
- * Fails: never (cut to size). Async-signal-safe (no allocation). */
-void fxtp_out_name(int seq, char *buf, size_t size);
-
-/* ---- exec.c ---- */
-/* The name sequence number passed by the previous image of this pid at exec (and removed from
- * the environment), or -1 for a first image. Constructor only. */
-int fxtp_exec_image(void);
-/* Populates the header and the start of the durable area once per buffer, at the first thread's
- * setup (chunks are populated as the file grows: preload/grow.c).
- * Fails: silently (pages then fault in as used). Thread-safe. */
-void fxtp_buffer_warm(void);
-
-/* Stores the ticks-per-second measured so far in a standalone archive file, so a killed run's
- * file carries a calibrated clock (`fxt recover`). Async-signal-safe. */
-void fxtp_refresh_tps(void);
-
-/* ---- stack.c ---- */
-/* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame
- * repair at entry, name cache misses, depth cap, no TSC; at exit mismatched frames, chunk
- * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook. */
-void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site);
-/* Sets the thread up on first use, else doubles its shadow stack; returns the free frame, or
- * NULL (thread not traced, or no memory). Guard held by the caller. */
-struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
-void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uint64_t now);
-/* The exit fast path's event when the chunk is full: refill (or drop), then write. */
-void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr, uint64_t start, uint64_t end);
-/* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
- * when t is another thread: then koids go inline). Async-signal-safe. */
-void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
-/* Writes the complete event of frame f ending at end into w for thread t (t's own writer: its
- * index; another: koids inline). Filtered and short calls write nothing. */
-void fxtp_write_frame(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
-		      uint64_t end);
-/* Closes the calling thread's frames at or above `keep` (left by a jump) at time end. */
-void fxtp_close_frames_above(struct fxtp_thread *t, struct fxtp_frame *keep, uint64_t end);
-/* Maps the calling thread's shadow stack, and unmaps it. */
-int fxtp_stack_init(struct fxtp_thread *t);
-void fxtp_stack_release(struct fxtp_thread *t);
-
-/* ---- siglevel.c ---- */
-/* Runs a program's signal handler (act: its disposition) on a fresh hook state of the next
- * level, so that it never touches the state of the code it interrupted (a hook or a slow path
- * half way through): its own shadow stack, its own chunk writer, guard released. uc: the
- * ucontext (the interrupted stack pointer). Async-signal-safe. Fails: runs the handler on the
- * interrupted state with the guard held (its calls unrecorded) when no level is left. */
-struct sigaction;
-void fxtp_sig_run(const struct sigaction *act, int sig, void *si, void *uc);
-/* Pops levels above `level` (a jump out of their handlers), closing their frames at now. Guard
- * held by the caller; the restored state keeps it held. */
-void fxtp_sig_pop_to(struct fxtp_thread *t, uint32_t level, uint64_t now);
-/* After a jump to a place not remembered: pops the levels whose handler's stack region does not
- * hold sp (the new call's), and marks the restored state for CFA repair. Guard held. */
-void fxtp_sig_unwind(struct fxtp_thread *t, uintptr_t sp, uint64_t now);
-/* Writes the calls the levels deferred, naming them (symbolize: may call the symbolizer; else
- * unnamed ones get "0x<addr>") into t's current writer. Guard held, level 0 (or exit flush). */
-void fxtp_sig_drain(struct fxtp_thread *t, int symbolize);
-/* A frame whose name is FXTP_V_DEFER closes: queued on the current level (its own writer),
- * else written at once with the name the shared map has, or "0x<addr>". */
-void fxtp_sig_defer(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
-		    uint64_t end);
-/* Set by the fatal-signal flush: nothing may symbolize. */
-extern int fxtp_sig_fatal;
-/* Closes the frames of every interrupted level's state into w at end (exit flush). */
-void fxtp_sig_close_saved(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
-/* Thread exit: flushes and closes the levels' writers, unmaps their stacks. Fork child: forgets
- * the parent's writers. */
-void fxtp_sig_release(struct fxtp_thread *t);
-void fxtp_sig_after_fork(struct fxtp_thread *t);
-
-/* ---- names.c ---- */
-/* The name value of fn from the shared map, or FXTP_V_DEFER when it is not there yet
- * (symbolize = 0: a signal handler, lock-free) / after symbolizing it (symbolize = 1).
- * Touches no cache. */
-uint32_t fxtp_name_value(uintptr_t fn, int symbolize);
-/* The frame tag of name value v for t. */
-uint64_t fxtp_name_tag(const struct fxtp_thread *t, uint32_t v);
-/* Name of function fn for this thread's cache slot c: shared map, else symbolize and intern
- * (guard held by the caller). Fills c and returns the frame tag. */
-uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_ent *c);
-/* Name of an FXTP_V_INLINE slot, and its length. */
-const char *fxtp_name_slot(uint32_t v, uint32_t *len);
-int fxtp_names_init(void);
-/* Index of a string that is not a function name, with its string record; 0: write it inline. */
-uint32_t fxtp_name_index(const char *s, uint32_t len);
-/* Serializes interning (and fork: held across it by the atfork handlers). */
-extern pthread_mutex_t fxtp_names_lock;
-
-/* ---- emit.c: durable records ---- */
-int fxtp_emit_string(uint32_t index, const char *s, uint32_t len);
-int fxtp_emit_kobj(unsigned obj_type, uint64_t koid, const char *name, uint32_t len,
-		   uint64_t process_koid);
-/* The 3-word thread record for (index, pid, tid). */
-void fxtp_thread_record(uint64_t rec[3], uint32_t index, uint64_t pid, uint64_t tid);
-/* Complete event with inline name and/or inline thread; returns 0 or -ENOSPC (dropped). */
-int fxtp_emit_complete(struct fxt_chunk_w *w, uint32_t thread_index, uint64_t pid, uint64_t tid,
-		       uint16_t name_ref, const char *name, uint32_t name_len, uint64_t start,
-		       uint64_t end);
-
-/* ---- thread.c ---- */
-/* Sets up the calling thread (index, chunk writer, kernel object record, registry).
- * Fails: -errno, thread not traced. */
-int fxtp_thread_setup(struct fxtp_thread *t);
-/* Walks the registry: fn(t) for every live thread other than self. lock=0 from a signal. */
-void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock);
-int fxtp_threads_init(void);
-/* Fork child: only the calling thread survives; registry and indexes reset. */
-void fxtp_threads_after_fork(struct fxtp_thread *self);
-
-/* ---- signal.c ---- */
-int fxtp_signals_init(void);
-/* Gives the calling thread an alternate signal stack unless it has one, so that a stack
- * overflow is flushed too; returns it (for release) or NULL. Release at thread exit. */
-void *fxtp_altstack_setup(void);
-void fxtp_altstack_release(void *stack);
-
-/* ---- fork.c ---- */
-int fxtp_fork_init(void);
-
-/* ---- real.c ---- */
-struct fxtp_real {
-	void (*_exit)(int);
-	void (*_Exit)(int);
-	int (*pthread_setname_np)(pthread_t, const char *);
-	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-	int (*sigaction)(int, const void *, void *);
-	void (*(*signal)(int, void (*)(int)))(int);
-	void (*longjmp)(void *, int) __attribute__((noreturn));
-	void (*_longjmp)(void *, int) __attribute__((noreturn));
-	void (*siglongjmp)(void *, int) __attribute__((noreturn));
-	void (*__longjmp_chk)(void *, int) __attribute__((noreturn));
-	void *(*__cxa_begin_catch)(void *);	/* NULL without libstdc++ */
-	/* lock.c */
-	int (*pthread_mutex_lock)(pthread_mutex_t *);
-	int (*pthread_rwlock_rdlock)(pthread_rwlock_t *);
-	int (*pthread_rwlock_wrlock)(pthread_rwlock_t *);
-	int (*pthread_cond_wait)(pthread_cond_t *, pthread_mutex_t *);	/* GLIBC_2.3.2 */
-	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-	int (*sem_wait)(void *);
-	int (*pthread_barrier_wait)(pthread_barrier_t *);
-	int (*pthread_join)(pthread_t, void **);
-	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	int (*pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
-				      const struct timespec *);
-	int (*sem_timedwait)(void *, const struct timespec *);
-	/* log.c (FILE and va_list as void *: this header does not include stdio) */
-	ssize_t (*write)(int, const void *, size_t);
-	ssize_t (*writev)(int, const void *, int);
-	int (*vfprintf)(void *, const char *, __builtin_va_list);
-	int (*__vfprintf_chk)(void *, int, const char *, __builtin_va_list);
-	int (*fputs)(const char *, void *);
-	int (*puts)(const char *);
-	size_t (*fwrite)(const void *, size_t, size_t, void *);
-	int (*fputc)(int, void *);
-	int (*putc)(int, void *);
-	int (*putchar)(int);
-	void (*vsyslog)(int, const char *, __builtin_va_list);
-	void (*__vsyslog_chk)(int, int, const char *, __builtin_va_list);
-	/* names.c */
-	int (*dlclose)(void *);
-	int (*fputs_unlocked)(const char *, void *);
-	size_t (*fwrite_unlocked)(const void *, size_t, size_t, void *);
-	int (*fputc_unlocked)(int, void *);
-	int (*putc_unlocked)(int, void *);
-	int (*putchar_unlocked)(int);
-	int (*vdprintf)(int, const char *, __builtin_va_list);
-	int (*__vdprintf_chk)(int, int, const char *, __builtin_va_list);
-	void (*perror)(const char *);
-	void (*error)(int, int, const char *, ...);
-	void (*error_at_line)(int, int, const char *, unsigned, const char *, ...);
-	void (*vwarn)(const char *, __builtin_va_list);
-	void (*vwarnx)(const char *, __builtin_va_list);
-	void (*verr)(int, const char *, __builtin_va_list);
-	void (*verrx)(int, const char *, __builtin_va_list);
-	/* exec.c */
-	int (*execve)(const char *, char *const[], char *const[]);
-	int (*execvpe)(const char *, char *const[], char *const[]);
-	int (*fexecve)(int, char *const[], char *const[]);
-	int (*execveat)(int, const char *, char *const[], char *const[], int);
-};
-extern struct fxtp_real fxtp_real;
-/* Resolves every real function once (thread-safe, idempotent). */
-void fxtp_real_init(void);
+/* sample.c and samples.c (another engineer's, not yet split) get every part's declarations
+ * through this header, as all files did before it was split; CMake defines FXTP_ALL_PARTS for
+ * them alone. Every other file includes the part headers it uses. */
+#ifdef FXTP_ALL_PARTS
+#include "preload/emit.h"
+#include "preload/exec.h"
+#include "preload/init.h"
+#include "preload/life.h"
+#include "preload/names.h"
+#include "preload/real.h"
+#include "preload/siglevel.h"
+#include "preload/signals.h"
+#include "preload/stack.h"
+#include "preload/thread.h"
+#endif
 
 #endif

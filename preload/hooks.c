@@ -7,6 +7,7 @@
  * a running thread's frames (exits stop popping once STOPPING). */
 /* SPDX-License-Identifier: MIT */
 #include "preload/fxtp.h"
+#include "preload/stack.h"
 
 /* The caller-side stack pointer at the hook: equal at entry and exit of one call, lower for
  * every call nested inside it, or equal for one inlined into it (-O2): a frame whose sp is

@@ -42,16 +42,27 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/io.h"
 #include "common/options.h"
+#include "preload/emit.h"
+#include "preload/exec.h"
 #include "preload/fxtp.h"
-#include "preload/wait.h"
+#include "preload/init.h"
+#include "preload/life.h"
+#include "preload/names.h"
 #include "preload/provider.h"
+#include "preload/real.h"
 #include "preload/sample.h"
 #include "preload/sched.h"
+#include "preload/signals.h"
+#include "preload/stack.h"
 #include "preload/standalone.h"
+#include "preload/thread.h"
+#include "preload/wait.h"
 #include "writer/outfile.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
+#include "writer/records.h"
 
 int fxtp_state = FXTP_STATE_SETUP;
 struct fxt_settings fxtp_settings;
@@ -74,7 +85,7 @@ void fxtp_warn(const char *msg, const char *detail)
 		memcpy(line + n, parts[i], l);
 		n += l;
 	}
-	if (write(2, line, n) < 0) {
+	if (fxt_write_all(2, line, n) < 0) {
 		/* nothing more to do: stderr is gone */
 	}
 	errno = saved;
@@ -161,8 +172,7 @@ static uint64_t ticks_per_second(void)
 		clock_pair(&ticks, &ns, &width);
 	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS &&
 		 ticks - fxtp.t0_ticks < CALIBRATE_SPAN * (fxtp_t0_width + width + CALIBRATE_PAD));
-	return (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) * 1000000000ULL /
-			  (ns - fxtp.t0_ns));
+	return fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns);
 }
 
 /* Whether the parent process runs this library too (then this process is a traced program's
@@ -196,7 +206,7 @@ static void copy_strings(const struct fxt_buf *from)
 	const uint64_t *p = fxt_buf_durable(from);
 	size_t words = fxt_archive_valid_prefix(p, from->hdr->durable_size / 8) / 8;
 	for (size_t at = 0; at < words;) {
-		uint32_t n = (uint32_t)fxt_field_get(FXT_RECORD_SIZE, p[at]);
+		uint64_t n = fxt_record_words(p[at]);
 		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) == FXT_RT_STRING) {
 			uint64_t *r = fxt_buf_durable_reserve(&fxtp.buf, n);
 			if (!r)
@@ -296,8 +306,7 @@ void fxtp_refresh_tps(void)
 	clock_pair(&ticks, &ns, &width);
 	if (fxtp.use_tsc && ns - fxtp.t0_ns >= 1000000)
 		fxt_outfile_set_tps(&fxtp.buf,
-				    (uint64_t)((unsigned __int128)(ticks - fxtp.t0_ticks) *
-					       1000000000ULL / (ns - fxtp.t0_ns)));
+				    fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns));
 }
 
 /* ---- archive at exit ---- */
@@ -373,6 +382,23 @@ void fxtp_finish(int from_signal)
 
 /* ---- constructor, destructor, _exit ---- */
 
+/* The preload's one constructor (priority 101, the first of this library; across libraries the
+ * loader's order holds, hence real.c's lazy resolution), run with the guard held. Its order,
+ * and why:
+ *   1. real functions (real.c): every later step and any wrapper may call one;
+ *   2. the exec image number (exec.c) and the settings (common/options.c): everything below
+ *      reads them; a bad setting stops here, tracing off;
+ *   3. the clock (TSC or CLOCK_MONOTONIC, first calibration pair), since the buffer stamps its
+ *      start and FXT_MIN_DURATION becomes ticks;
+ *   4. names.c's map and thread.c's registry, then the buffer (init.c, which interns and emits
+ *      the process record into them), signal handlers (signal.c: a fatal signal flushes the
+ *      buffer, so it must exist) and the fork handlers (fork.c: a fork child opens its own);
+ *   5. RUNNING, published last of what the hooks need;
+ *   6. the parts that run only while tracing: sampling (sample.c), context switches
+ *      (sched.c), <fxt/trace.h> categories (api.c, publishes its generation last), lock
+ *      labels (lock.c), log capture (log.c). This is the order of the constructors at
+ *      priorities 101, 102 and 103 before they were merged into this one.
+ * Fails: one line on stderr, tracing off; the program runs on. */
 __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(void)
 {
 	struct fxtp_thread *t = &fxtp_self;
@@ -394,8 +420,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		uint64_t ns;
 		while ((ns = fxt_mono_ns()) - fxtp.t0_ns < 1000000)
 			;
-		uint64_t tps = (uint64_t)((unsigned __int128)(fxtp_now() - fxtp.t0_ticks) *
-					  1000000000ULL / (ns - fxtp.t0_ns));
+		uint64_t tps = fxt_ticks_per_second(fxtp_now() - fxtp.t0_ticks, ns - fxtp.t0_ns);
 		fxtp.min_ticks = (uint64_t)((unsigned __int128)fxtp.min_ticks * tps / 1000000000ULL);
 	}
 	int rc;
@@ -408,6 +433,9 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
 	fxtp_sample_start();
 	fxtp_sched_start();
+	fxtp_api_init();
+	fxtp_lock_init();
+	fxtp_log_init();
 out:
 	errno = saved;
 	fxtp_leave(t);

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload/life.h"
+#include "preload/names.h"
+#include "preload/real.h"
+#include "preload/stack.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 
@@ -298,8 +302,8 @@ FXTP_EXPORT __attribute__((no_sanitize_address)) int pthread_join(pthread_t th, 
 	return rc;
 }
 
-__attribute__((constructor(103), no_instrument_function)) static void lock_init(void)
+/* Called by fxtp_init (life.h), which has resolved the real functions first. */
+void fxtp_lock_init(void)
 {
-	fxtp_real_init();	/* before the wrappers' fast paths need it */
 	labels_off = !fxtp_settings.lock_labels;	/* read by fxtp_init (common/options.c) */
 }

@@ -24,6 +24,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "preload/life.h"
+#include "preload/real.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 
@@ -709,8 +711,8 @@ FXTP_EXPORT void __syslog_chk(int pri, int flag, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (priority 101, common/options.c). */
-__attribute__((constructor(103), no_instrument_function)) static void log_init(void)
+/* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (common/options.c); called by it (life.h). */
+void fxtp_log_init(void)
 {
 	/* bit i of FXT_LOG_* is enum stream i */
 	_Static_assert(FXT_LOG_STDERR == 1u << S_STDERR && FXT_LOG_STDOUT == 1u << S_STDOUT &&

@@ -17,7 +17,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "preload/emit.h"
 #include "preload/fxtp.h"
+#include "preload/names.h"
+#include "preload/real.h"
+#include "preload/thread.h"
 #include "symbolizer/symbolizer.h"
 #include "writer/fields.h"
 

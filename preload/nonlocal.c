@@ -14,6 +14,9 @@
 #include <stdlib.h>
 
 #include "preload/fxtp.h"
+#include "preload/real.h"
+#include "preload/siglevel.h"
+#include "preload/stack.h"
 
 /* Real setjmp family for the trampolines (hidden: RIP-relative from the asm below). */
 __attribute__((visibility("hidden"))) void *fxtp_real_setjmp, *fxtp_real__setjmp,

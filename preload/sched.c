@@ -40,6 +40,9 @@
 
 #include "common/clock.h"
 #include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/names.h"
+#include "preload/real.h"
 #include "preload/sched.h"
 #include "writer/records.h"
 
@@ -413,10 +416,9 @@ static void start(void)
 	}
 }
 
-/* Fork child: the parent's rings and reader are not the child's; it starts over. */
-static void after_fork_child(void)
+void fxtp_sched_fork_child(void)
 {
-	if (!fxtp_running())
+	if (!fxtp_settings.sched || !fxtp_running())
 		return;
 	int saved = errno;
 	close_rings();
@@ -433,7 +435,6 @@ void fxtp_sched_start(void)
 	if (!fxtp_settings.sched)
 		return;
 	start();
-	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 void fxtp_sched_stop(int from_signal)

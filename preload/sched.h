@@ -10,6 +10,10 @@
  * Fails: as said. Not thread-safe (constructor). */
 void fxtp_sched_start(void);
 
+/* Fork child (fork.c's handler): the parent's rings and reader are not the child's; it starts
+ * over when FXT_SCHED is set. Fails: silently, as fxtp_sched_start. Not thread-safe. */
+void fxtp_sched_fork_child(void);
+
 /* Exit flush: stops the events and writes every switch still in the rings (from_signal: only
  * if the reader thread is not mid-drain; no lock is waited for). Fails: silently.
  * Thread-safe: the first caller (fxtp_finish's) does the work. */

@@ -18,7 +18,11 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "preload/emit.h"
 #include "preload/fxtp.h"
+#include "preload/names.h"
+#include "preload/siglevel.h"
+#include "preload/stack.h"
 
 #define BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define LEVEL_STACK_BYTES (16u * 1024u) /* a level's first shadow stack: 512 frames; grows */

@@ -24,6 +24,10 @@
 #include "common/clock.h"
 #include "common/forward.h"
 #include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/real.h"
+#include "preload/siglevel.h"
+#include "preload/signals.h"
 
 /* Faults: a CPU fault (si_code > 0) recurs when the handler returns. */
 static const int fatal[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGQUIT };

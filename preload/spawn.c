@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/real.h"
 #include "preload/wait.h"
 
 struct start {

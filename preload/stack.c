@@ -9,7 +9,12 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include "preload/emit.h"
 #include "preload/fxtp.h"
+#include "preload/names.h"
+#include "preload/siglevel.h"
+#include "preload/stack.h"
+#include "preload/thread.h"
 #include "writer/fields.h"
 
 #define INITIAL_BYTES (64u * 1024u)

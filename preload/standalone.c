@@ -7,6 +7,9 @@
  * runs (threads still running after the exit flush may write into their chunks). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include "preload/fxtp.h"
+#include "preload/grow.h"
+#include "preload/init.h"
 #include "preload/standalone.h"
 
 #include <errno.h>
@@ -18,8 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "preload/fxtp.h"
-#include "preload/grow.h"
 #include "writer/outfile.h"
 
 #define WINDOW_MAX (1ULL << 40)	/* address space mapped for the file: 1 TiB */

@@ -16,7 +16,14 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "preload/emit.h"
 #include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/real.h"
+#include "preload/siglevel.h"
+#include "preload/signals.h"
+#include "preload/stack.h"
+#include "preload/thread.h"
 #include "writer/fields.h"
 #include "writer/records.h"
 

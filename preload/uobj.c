@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/life.h"
+#include "preload/names.h"
 #include "preload/wait.h"
 #include "writer/fields.h"
 
@@ -150,17 +152,13 @@ struct fxt_str fxtp_uobj_label(const void *obj, const char *kind)
 	return ref;
 }
 
-static void prepare(void)
+/* fork.c's handlers (life.h): no label half-made in a child. */
+void fxtp_uobj_fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
 }
 
-static void release(void)
+void fxtp_uobj_fork_release(void)
 {
 	pthread_mutex_unlock(&lock);
-}
-
-__attribute__((constructor(103), no_instrument_function)) static void uobj_init(void)
-{
-	pthread_atfork(prepare, release, release);
 }

@@ -1,0 +1,32 @@
+/* The hooks' slow paths and the shadow stack (stack.c): thread setup at first call, growth,
+ * repair, name misses, closing frames (also for the exit flush and signal levels). */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_STACK_H
+#define FXT_PRELOAD_STACK_H
+
+#include "preload/fxtp.h"
+
+/* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame
+ * repair at entry, name cache misses, depth cap, no TSC; at exit mismatched frames, chunk
+ * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook. */
+void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site);
+/* Sets the thread up on first use, else doubles its shadow stack; returns the free frame, or
+ * NULL (thread not traced, or no memory). Guard held by the caller. */
+struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
+void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uint64_t now);
+/* The exit fast path's event when the chunk is full: refill (or drop), then write. */
+void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr, uint64_t start, uint64_t end);
+/* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's
+ * when t is another thread: then koids go inline). Async-signal-safe. */
+void fxtp_close_frames(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t end);
+/* Writes the complete event of frame f ending at end into w for thread t (t's own writer: its
+ * index; another: koids inline). Filtered and short calls write nothing. */
+void fxtp_write_frame(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
+		      uint64_t end);
+/* Closes the calling thread's frames at or above `keep` (left by a jump) at time end. */
+void fxtp_close_frames_above(struct fxtp_thread *t, struct fxtp_frame *keep, uint64_t end);
+/* Maps the calling thread's shadow stack, and unmaps it. */
+int fxtp_stack_init(struct fxtp_thread *t);
+void fxtp_stack_release(struct fxtp_thread *t);
+
+#endif

@@ -1,0 +1,18 @@
+/* The thread registry (thread.c): per-thread setup, the walk over live threads (exit flush),
+ * and the fork child's reset. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_PRELOAD_THREAD_H
+#define FXT_PRELOAD_THREAD_H
+
+#include "preload/fxtp.h"
+
+/* Sets up the calling thread (index, chunk writer, kernel object record, registry).
+ * Fails: -errno, thread not traced. */
+int fxtp_thread_setup(struct fxtp_thread *t);
+/* Walks the registry: fn(t) for every live thread other than self. lock=0 from a signal. */
+void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock);
+int fxtp_threads_init(void);
+/* Fork child: only the calling thread survives; registry and indexes reset. */
+void fxtp_threads_after_fork(struct fxtp_thread *self);
+
+#endif
