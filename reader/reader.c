@@ -28,19 +28,27 @@ __attribute__((format(printf, 2, 3))) int fxt_fail(struct fxt_reader *r, const c
 	return -1;
 }
 
+/* STRICT: keeps the message and its offset, returns -1; lenient: adds one to *counter and
+ * returns 0. */
+static int strict_or_count(struct fxt_reader *r, uint64_t *counter, const char *fmt, va_list ap)
+{
+	if (!(r->flags & FXT_READER_STRICT)) {
+		(*counter)++;
+		return 0;
+	}
+	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	r->err.offset = r->rec_offset;
+	return -1;
+}
+
 /* A violation that STRICT mode reports (returns -1) and lenient mode counts (returns 0). */
 __attribute__((format(printf, 2, 3))) static int violation(struct fxt_reader *r, const char *fmt, ...)
 {
-	if (!(r->flags & FXT_READER_STRICT)) {
-		r->stats.lenient_fixes++;
-		return 0;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	int rc = strict_or_count(r, &r->stats.lenient_fixes, fmt, ap);
 	va_end(ap);
-	r->err.offset = r->rec_offset;
-	return -1;
+	return rc;
 }
 
 static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
@@ -57,16 +65,11 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
  * the format (trace-format.md#extend-the-format), so they are skipped in both modes. */
 __attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt, ...)
 {
-	if (!(r->flags & FXT_READER_STRICT)) {
-		r->stats.unknown_skipped++;
-		return 0;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	int rc = strict_or_count(r, &r->stats.unknown_skipped, fmt, ap);
 	va_end(ap);
-	r->err.offset = r->rec_offset;
-	return -1;
+	return rc;
 }
 
 /* The bytes after a stream of len bytes up to its 8-byte boundary must be zero (the spec's

@@ -97,23 +97,31 @@ start_counting() {
 	[ -n "$prog_pid" ] && [ -d "$session" ]
 }
 
-@test "fxtrun SIGKILLed: the program dies with it; fxt clean removes the stale session only" {
-	start_counting live			# a live session next to the stale one
-	live_fxtrun=$fxtrun_pid live_session=$session
-	start_counting killed
+# kill_manager: SIGKILLs the fxtrun start_counting started; its program dies with it (10 s).
+kill_manager() {
 	kill -KILL "$fxtrun_pid"
 	for _ in $(seq 100); do
 		gone "$prog_pid" && break
 		sleep 0.1
 	done
-	gone "$prog_pid"			# the program died with fxtrun
+	gone "$prog_pid"
+}
+
+@test "fxtrun SIGKILLed: the program dies with it; fxt clean removes the stale session only" {
+	start_counting live			# a live session next to the stale one
+	live_fxtrun=$fxtrun_pid live_session=$session
+	start_counting killed
+	kill_manager
 	[ -d "$session" ]			# what a killed manager leaves
+	ls killed.fxt.*.tmp			# and its temporary archive
 	fxtrun_pid=$live_fxtrun
 	run "$FXT" clean
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"removed $session"* ]]
 	[ ! -e "$session" ]
+	! ls killed.fxt.*.tmp			# that very file went with it
 	[ -d "$live_session" ]			# never a live one
+	ls live.fxt.*.tmp			# nor its archive
 	kill -TERM "$fxtrun_pid"		# (a background job ignores SIGINT)
 	wait "$fxtrun_pid" || true
 	"$FXT" check -q live.fxt
@@ -122,11 +130,7 @@ start_counting() {
 
 @test "the next fxtrun removes sessions whose manager is dead" {
 	start_counting killed
-	kill -KILL "$fxtrun_pid"
-	for _ in $(seq 100); do
-		gone "$prog_pid" && break
-		sleep 0.1
-	done
+	kill_manager
 	[ -d "$session" ]
 	"$FXTRUN" -o next.fxt "$RPROGS/r-leaf" 2>/dev/null
 	[ ! -e "$session" ]
