@@ -1,8 +1,9 @@
 /* The contract between the trace manager (fxtrun, launcher/manager.c) and each provider (the
  * preload, preload/provider.c): the environment fxtrun sets, the session directory layout, the
- * FIFO packets of tracing-system.md "Trace Manager/Provider FIFO Protocol" carried over an
- * AF_UNIX SOCK_SEQPACKET connection (the buffer itself, word 0 of chunks included, is
- * writer/buffer.h's contract). Both sides include this header; a change here bumps the protocol version. */
+ * FIFO packets of the Fuchsia Tracing System Design ("Trace Manager/Provider FIFO Protocol")
+ * carried over an AF_UNIX SOCK_SEQPACKET connection (the buffer itself, word 0 of chunks included,
+ * is writer/buffer.h's contract). Both sides include this header; a change here bumps the protocol
+ * version. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_PROTOCOL_H
 #define FXT_COMMON_PROTOCOL_H
@@ -26,7 +27,8 @@
 						 * buffer and runs untraced; holds the errno */
 #define FXT_SESSION_BUF_FMT "%d.%u.buf"
 
-/* tracing-system.md#fifo-packets: fixed-size packets, one per SEQPACKET message. */
+/* The Fuchsia Tracing System Design, "FIFO packets": fixed-size packets, one per SEQPACKET
+ * message. */
 typedef struct trace_provider_packet {
 	uint16_t request;	/* TRACE_PROVIDER_* */
 	uint16_t reserved;	/* must be zero */

@@ -1,11 +1,10 @@
-/* Manager side of the fxtrun protocol (tracing-system.md "Transport Protocol"): providers
- * connect to the session socket and say STARTED (version checked, and only for the peer's own
- * pid: SO_PEERCRED); their buffer files are mapped
- * read-only. On SAVE_BUFFER the provider's new records go into the archive (launcher/saver.c)
- * and BUFFER_SAVED answers; a provider that ends (its connection closes) gets its last records
- * and drop report written and its buffer deleted at once, so a long process tree holds only the
- * live processes' buffers. The archive file is written from the first save on: nothing is
- * spooled and copied again. */
+/* Manager side of the fxtrun protocol (the Fuchsia Tracing System Design, "Transport Protocol"):
+ * providers connect to the session socket and say STARTED (version checked, and only for the
+ * peer's own pid: SO_PEERCRED); their buffer files are mapped read-only. On SAVE_BUFFER the
+ * provider's new records go into the archive (launcher/saver.c) and BUFFER_SAVED answers; a
+ * provider that ends (its connection closes) gets its last records and drop report written and its
+ * buffer deleted at once, so a long process tree holds only the live processes' buffers. The
+ * archive file is written from the first save on: nothing is spooled and copied again. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/manager.h"
@@ -205,7 +204,7 @@ static void on_started(struct fxt_manager *m, int fd, const trace_provider_packe
 	struct provider *p = add(m, pid, n);
 	if (!p || pk->request != TRACE_PROVIDER_STARTED || pk->reserved ||
 	    pk->data32 != TRACE_PROVIDER_FIFO_PROTOCOL_VERSION) {
-		/* tracing-system.md: an unknown protocol: close our side, ignore its data */
+		/* Fuchsia Tracing System Design: an unknown protocol: close our side, ignore its data */
 		if (p && !p->refused) {
 			p->refused = 1;
 			m->refused++;

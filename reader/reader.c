@@ -62,7 +62,7 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
  * end, a metadata or trace info type, a scheduling or large record type, a blob format): STRICT
  * reports it (returns -1); lenient mode skips the record and counts it (returns 0). Unknown
  * record types and argument types are not such: the spec defines new ones as the ways to extend
- * the format (trace-format.md#extend-the-format), so they are skipped in both modes. */
+ * the format (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#extend-the-format), so they are skipped in both modes. */
 __attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -143,7 +143,7 @@ HOT int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 	return violation(r, "thread ref to unregistered index %u", ref);
 }
 
-/* Reads nargs arguments (trace-format.md#arguments); unknown argument types are skipped. */
+/* Reads nargs arguments (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#arguments); unknown argument types are skipped. */
 COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs, struct fxt_record *rec)
 {
 	rec->nargs = 0;

@@ -242,7 +242,7 @@ static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provid
 
 /* A complete event [s, e] against the thread's roots: roots inside it become part of it, a root
  * holding it absorbs it. A root overlapping it partially is a warning, not a violation: the spec
- * has no nesting rule for complete events (trace-format.md#duration-complete-event); the event
+ * has no nesting rule for complete events (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#duration-complete-event); the event
  * is then left out of the roots, which stay pairwise disjoint. */
 static int add_complete(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
 {
