@@ -14,9 +14,6 @@
 #define FXT_ENV_SESSION "FXT_SESSION"	/* session directory (0700): buffers and socket */
 #define FXT_ENV_MODE "FXT_MODE"		/* oneshot | circular | streaming */
 #define FXT_ENV_NO_FOLLOW "FXT_NO_FOLLOW" /* "1": only the first process is traced */
-#define FXT_ENV_OVERFLOW "FXT_OVERFLOW"	/* streaming: "wait" (default) or "drop" */
-#define FXT_ENV_SAVE_TIMEOUT "FXT_SAVE_TIMEOUT_MS" /* streaming: longest wait for one save
-						    * before the manager counts as gone (5000) */
 
 /* In the session directory: the manager's listening socket, and one buffer file per provider,
  * "<pid>.<n>.buf" (n = 0, 1, ...: an exec'd image of the same pid takes the next n), 0600. */

@@ -1,6 +1,6 @@
 /* Life of the tracer in a process: the constructor (options, clock, buffer, then RUNNING last),
  * the exit flush (destructor, _exit/_Exit wrappers, fatal signals: close open frames, calibrate
- * ticks per second over the whole run, write the archive to a temporary name and rename it), and
+ * ticks per second over the whole run, finish the archive file in place and rename it), and
  * the buffer of a process (also a fork child's). A bad option: one line on stderr, tracing off,
  * the program runs normally. The tracer never changes the program's output, status or errno. */
 /* SPDX-License-Identifier: MIT */
@@ -16,9 +16,10 @@
  *                     (fxtp_out_name; exec.c). A process that recorded nothing leaves the
  *                     name to one that did (finish_standalone). Written as <path>.part,
  *                     then renamed.
- *   FXT_BUFFER_SIZE   bytes of the trace buffer per process, with an optional K, M or G suffix
- *                     (powers of 1024): 1M .. 64G, default 64M. When it fills, later records
- *                     are dropped and counted, and the archive says so (buffer-full event).
+ *   FXT_BUFFER_SIZE   bytes of the trace buffer per process under fxtrun, with an optional K,
+ *                     M or G suffix (powers of 1024): 1M .. 64G, default 64M, reserved as
+ *                     used. Without fxtrun the archive file is the buffer and grows as the
+ *                     program runs (preload/standalone.c); this only sizes its string area.
  *   FXT_MAX_DEPTH     deepest call level recorded (1 = outermost calls only), 1 .. 2^31;
  *                     deeper calls are not recorded. Default: unlimited.
  *   FXT_FILTER        comma-separated fnmatch(3) globs: only functions whose name matches one

@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/options.h"
 #include "common/protocol.h"
 #include "preload/grow.h"
 #include "writer/policy.h"
 
 #define SOCK_FD_MIN 64	/* keep the program's own fd numbers as they would be untraced */
-#define SAVE_TIMEOUT_MS 5000	/* default wait for a save before the manager counts as gone */
 
 static struct {
 	char dir[4096];		/* session directory, "" when not managed */
@@ -202,10 +202,19 @@ static void read_env(void)
 	prov.no_follow = nf && !strcmp(nf, "1");
 	if (prov.no_follow)
 		strip_preload();
-	const char *ov = getenv(FXT_ENV_OVERFLOW), *to = getenv(FXT_ENV_SAVE_TIMEOUT);
-	prov.overflow_drop = ov && !strcmp(ov, "drop");
-	unsigned long ms = to && *to ? strtoul(to, NULL, 10) : 0;
-	prov.timeout_ns = (ms ? ms : SAVE_TIMEOUT_MS) * 1000000ULL;
+	/* FXT_OVERFLOW and FXT_SAVE_TIMEOUT_MS through the settings table's own parsers and
+	 * defaults (the constructor refused bad values already). */
+	struct fxt_settings set;
+	fxt_settings_default(&set);
+	static const char *const names[] = { "FXT_OVERFLOW", "FXT_SAVE_TIMEOUT_MS" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *v = getenv(names[i]);
+		const struct fxt_option *e = v ? fxt_option_find(names[i], 0) : NULL;
+		if (e)
+			e->parse(v, &set);
+	}
+	prov.overflow_drop = set.overflow_drop;
+	prov.timeout_ns = set.save_timeout_ms * 1000000ULL;
 }
 
 static void connect_manager(uint32_t n, pid_t pid)
