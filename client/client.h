@@ -1,8 +1,9 @@
-/* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`:
- * a keyed table, time parsing/formatting, an exact two-pass profile aggregator (per-function
- * and call-tree figures from the spans of each thread, in runs that may come in any order), and
- * a streaming Catapult JSON converter. Memory grows with distinct keys (functions, paths,
- * threads, objects), stack depth and runs, never with the number of calls or callees. Nothing here prints diagnostics or exits; one object per thread. */
+/* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`: a keyed
+ * table, time parsing/formatting, an exact two-pass profile aggregator (per-function and call-tree
+ * figures from the spans of each thread, in runs that may come in any order), and a streaming
+ * Catapult JSON converter. Memory grows with distinct keys (functions, paths, threads, objects),
+ * stack depth and runs, never with the number of calls or callees. Nothing here prints diagnostics
+ * or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
 #define FXT_CLIENT_H
@@ -114,9 +115,9 @@ int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_
 /* The spans that follow may be another stretch of their thread (a thread record starts every
  * chunk; a record left out by a filter). Fails: -ENOMEM. */
 int fxt_prof_cut(struct fxt_prof *p);
-/* Ends pass 1 (pass 1's name views may die once it returns: what is kept is copied); pass 2
- * takes views that live until fxt_prof_free(). Pass 2 counts calls with from_ns <= start and end <= to_ns (0: no end).
- * Fails: -ENOMEM, -EINVAL when called twice. */
+/* Ends pass 1 (pass 1's name views may die once it returns: what is kept is copied); pass 2 takes
+ * views that live until fxt_prof_free(). Pass 2 counts calls with from_ns <= start and end <= to_ns
+ * (0: no end). Fails: -ENOMEM, -EINVAL when called twice. */
 int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns);
 /* Ends pass 2. Call once before reading results. Fails: -ENOMEM, -EINVAL before a rescan. */
 int fxt_prof_finish(struct fxt_prof *p);

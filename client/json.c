@@ -1,13 +1,14 @@
 /* Streaming Catapult JSON (Trace Event Format) from FXT records (client.h): one JSON event per
  * event, log and process/thread kernel object record, written as the records arrive through an
- * output buffer; a name repeated for the same process or thread is written once, and the
- * `log` instant that mirrors a log record for Perfetto's FXT importer is left out. Timestamps in microseconds with nanosecond precision from the provider's tick
- * rate. Strings are escaped for JSON with invalid UTF-8 replaced by U+FFFD. Context switch
- * records (fxtrun --sched) become, per CPU, a track of process 0 ("CPUs", thread = CPU number)
- * with one B/E slice per stretch a thread ran there, and on each thread's own track an X slice
- * "off-cpu (blocked)" or "off-cpu (preempted)" from its switch out to its switch in (a leaf
- * under the function that was running). Memory: the buffer, the userspace object table
- * (pointer -> label), one entry per CPU and per switching thread, never the events. */
+ * output buffer; a name repeated for the same process or thread is written once, and the `log`
+ * instant that mirrors a log record for Perfetto's FXT importer is left out. Timestamps in
+ * microseconds with nanosecond precision from the provider's tick rate. Strings are escaped for
+ * JSON with invalid UTF-8 replaced by U+FFFD. Context switch records (fxtrun --sched) become, per
+ * CPU, a track of process 0 ("CPUs", thread = CPU number) with one B/E slice per stretch a thread
+ * ran there, and on each thread's own track an X slice "off-cpu (blocked)" or "off-cpu (preempted)"
+ * from its switch out to its switch in (a leaf under the function that was running). Memory: the
+ * buffer, the userspace object table (pointer -> label), one entry per CPU and per switching
+ * thread, never the events. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
-/* Clocks shared by the preload and the manager: CLOCK_MONOTONIC in nanoseconds, whether the
- * CPU has an invariant TSC (then the preload timestamps with rdtsc and the manager can
- * calibrate the same counter), and the one ticks-per-second formula. Header-only, no state; safe in any thread. */
+/* Clocks shared by the preload and the manager: CLOCK_MONOTONIC in nanoseconds, whether the CPU has
+ * an invariant TSC (then the preload timestamps with rdtsc and the manager can calibrate the same
+ * counter), and the one ticks-per-second formula. Header-only, no state; safe in any thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_CLOCK_H
 #define FXT_COMMON_CLOCK_H

@@ -1,6 +1,6 @@
-/* The one grammar of a byte size, shared by fxtrun's options and the preload's FXT_* variables
- * (so fxtrun refuses exactly what the preload would): digits (nothing before them), then an optional K, M or G
- * (powers of 1024, either case), then an optional B. Header-only, no state. */
+/* The one grammar of a byte size, shared by fxtrun's options and the preload's FXT_* variables (so
+ * fxtrun refuses exactly what the preload would): digits (nothing before them), then an optional K,
+ * M or G (powers of 1024, either case), then an optional B. Header-only, no state. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_SIZE_H
 #define FXT_COMMON_SIZE_H

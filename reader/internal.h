@@ -19,7 +19,9 @@ struct fxt_threads {
 	uint8_t set[FXT_THREAD_MAX_INDEX + 1];
 };
 
-/* The tables of one provider (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-references, #thread-references). */
+/* The tables of one provider
+ * (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-references,
+ * #thread-references). */
 struct fxt_provider {
 	uint32_t id;
 	struct fxt_sv name;

@@ -16,7 +16,8 @@ static const char *const arg_names[] = {
 static const char *const meta_names[] = {
 	"metadata", "provider_info", "provider_section", "provider_event", "trace_info",
 };
-static const char *const sched_names[] = { "legacy_context_switch", "context_switch", "thread_wakeup" };
+static const char *const sched_names[] = { "legacy_context_switch", "context_switch",
+						   "thread_wakeup" };
 
 const char *fxt_arg_type_name(unsigned type)
 {
@@ -34,12 +35,16 @@ const char *fxt_record_kind(const struct fxt_record *rec)
 	case FXT_RT_STRING: return "string";
 	case FXT_RT_THREAD: return "thread";
 	case FXT_RT_EVENT:
-		return rec->u.event.event_type <= FXT_ET_FLOW_END ? event_names[rec->u.event.event_type] : "event";
+		return rec->u.event.event_type <= FXT_ET_FLOW_END
+			       ? event_names[rec->u.event.event_type]
+			       : "event";
 	case FXT_RT_BLOB: return "blob";
 	case FXT_RT_USERSPACE_OBJECT: return "userspace_object";
 	case FXT_RT_KERNEL_OBJECT: return "kernel_object";
 	case FXT_RT_SCHEDULING:
-		return rec->u.sched.sched_type <= FXT_ST_THREAD_WAKEUP ? sched_names[rec->u.sched.sched_type] : "scheduling";
+		return rec->u.sched.sched_type <= FXT_ST_THREAD_WAKEUP
+			       ? sched_names[rec->u.sched.sched_type]
+			       : "scheduling";
 	case FXT_RT_LOG: return "log";
 	case FXT_RT_LARGE: return "large_blob";
 	default: return "unknown";

@@ -42,7 +42,8 @@ static int strict_or_count(struct fxt_reader *r, uint64_t *counter, const char *
 }
 
 /* A violation that STRICT mode reports (returns -1) and lenient mode counts (returns 0). */
-__attribute__((format(printf, 2, 3))) static int violation(struct fxt_reader *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int violation(struct fxt_reader *r, const char *fmt,
+							   ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -62,8 +63,10 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
  * end, a metadata or trace info type, a scheduling or large record type, a blob format): STRICT
  * reports it (returns -1); lenient mode skips the record and counts it (returns 0). Unknown
  * record types and argument types are not such: the spec defines new ones as the ways to extend
- * the format (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#extend-the-format), so they are skipped in both modes. */
-__attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt, ...)
+ * the format (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#extend-the-format),
+ * so they are skipped in both modes. */
+__attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt,
+							   ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -143,8 +146,10 @@ HOT int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 	return violation(r, "thread ref to unregistered index %u", ref);
 }
 
-/* Reads nargs arguments (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#arguments); unknown argument types are skipped. */
-COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs, struct fxt_record *rec)
+/* Reads nargs arguments (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#arguments);
+ * unknown argument types are skipped. */
+COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
+		   struct fxt_record *rec)
 {
 	rec->nargs = 0;
 	for (unsigned i = 0; i < nargs; i++) {
@@ -210,7 +215,8 @@ COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs, s
 	return 0;
 }
 
-COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
+COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c,
+		       struct fxt_record *rec)
 {
 	unsigned mt = (unsigned)fxt_field_get(FXT_META_TYPE, h);
 	uint32_t id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);

@@ -198,7 +198,8 @@ static size_t thread_slot(const struct fxt_validator *v, uint32_t provider, stru
 	}
 }
 
-static __attribute__((noinline)) struct vthread *thread_lookup(struct fxt_validator *v, uint32_t provider,
+static __attribute__((noinline)) struct vthread *thread_lookup(struct fxt_validator *v,
+								uint32_t provider,
 								struct fxt_koids k)
 {
 	if ((v->sum.threads + 1) * 2 > v->capthreads) {
@@ -230,7 +231,8 @@ static __attribute__((noinline)) struct vthread *thread_lookup(struct fxt_valida
 
 /* The thread's state, created on first sight; NULL: out of memory. Consecutive events of one
  * thread (a chunk) hit the cached last slot. */
-static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provider, struct fxt_koids k)
+static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provider,
+					struct fxt_koids k)
 {
 	if (v->capthreads) {
 		struct vthread *t = &v->threads[v->last];
@@ -242,8 +244,9 @@ static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provid
 
 /* A complete event [s, e] against the thread's roots: roots inside it become part of it, a root
  * holding it absorbs it. A root overlapping it partially is a warning, not a violation: the spec
- * has no nesting rule for complete events (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#duration-complete-event); the event
- * is then left out of the roots, which stay pairwise disjoint. */
+ * has no nesting rule for complete events
+ * (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#duration-complete-event); the
+ * event is then left out of the roots, which stay pairwise disjoint. */
 static int add_complete(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
 {
 	uint64_t s = rec->u.event.ts, e = rec->u.event.end_ts;

@@ -152,7 +152,11 @@ enum fxt_kobj_type { FXT_OBJ_TYPE_PROCESS = 1, FXT_OBJ_TYPE_THREAD = 2 };
 #define FXT_LEGACY_CS_IN_THREAD FXT_BITS(36, 43)
 #define FXT_LEGACY_CS_OUT_PRIO FXT_BITS(44, 51)
 #define FXT_LEGACY_CS_IN_PRIO FXT_BITS(52, 59)
-enum fxt_sched_type { FXT_ST_LEGACY_CONTEXT_SWITCH = 0, FXT_ST_CONTEXT_SWITCH = 1, FXT_ST_THREAD_WAKEUP = 2 };
+enum fxt_sched_type {
+	FXT_ST_LEGACY_CONTEXT_SWITCH = 0,
+	FXT_ST_CONTEXT_SWITCH = 1,
+	FXT_ST_THREAD_WAKEUP = 2
+};
 
 /* ---- log record ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#log-record */

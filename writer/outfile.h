@@ -29,9 +29,9 @@
  *                    until finished (the zeros then become padding records).
  *   chunks           chunk i at chunks_off + i * chunk_size, taken in file order. Word 0 of a
  *                    chunk a writer still owns is FXT_OUTFILE_OPEN | slot << 40 | sequence
- *                    (slot: its entry in the open-chunk table, or FXT_OUTFILE_NO_SLOT); when its writer
- *                    leaves it, the words after its last record become padding and word 0 a
- *                    provider section record: the chunk is then plain FXT.
+ *                    (slot: its entry in the open-chunk table, or FXT_OUTFILE_NO_SLOT); when
+ *                    its writer leaves it, the words after its last record become padding and
+ *                    word 0 a provider section record: the chunk is then plain FXT.
  * Once finished, the durable area also holds the buffer-full provider event and the dropped-
  * records count (fxt_outfile_trailer()) when records were dropped: it is always backed.
  *

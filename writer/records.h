@@ -161,7 +161,8 @@ uint32_t fxt_arg_words(const struct fxt_warg *a);
 /* ---- header builders (inline: constant-fold on hot paths) ---- */
 
 /* https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#record-header */
-static inline uint64_t fxt_record_hdr(unsigned type /* in [0,15] */, uint32_t words /* in [1,4095] */)
+static inline uint64_t fxt_record_hdr(unsigned type /* in [0,15] */,
+				      uint32_t words /* in [1,4095] */)
 {
 	return fxt_field_prep(FXT_RECORD_TYPE, type) | fxt_field_prep(FXT_RECORD_SIZE, words);
 }
@@ -215,10 +216,10 @@ static inline uint64_t fxt_record_words(uint64_t h)
 		       : fxt_field_get(FXT_RECORD_SIZE, h);
 }
 
-/* A blob record (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record) used as
- * padding: a raw-data blob with the empty name whose payload is the (words - 1) * 8 bytes that
- * follow, whatever they hold; readers skip it (Perfetto keeps only blobs of type Perfetto). Pads
- * a hole in a stream of records in place. */
+/* A blob record (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record) used
+ * as padding: a raw-data blob with the empty name whose payload is the (words - 1) * 8 bytes that
+ * follow, whatever they hold; readers skip it (Perfetto keeps only blobs of type Perfetto). Pads a
+ * hole in a stream of records in place. */
 static inline uint64_t fxt_padding_hdr(uint32_t words /* in [2,4095] */)
 {
 	return fxt_record_hdr(FXT_RT_BLOB, words) |
@@ -284,8 +285,8 @@ int fxt_event_write(uint64_t *dst, const struct fxt_event *e);
 int fxt_event_write_sized(uint64_t *dst, const struct fxt_event *e, uint32_t words);
 
 /* Thin callers: each fills a struct fxt_event of one type (no arguments: set .args/.nargs). */
-#define FXT_EVENT_INIT(ty, th, cat, nm, t, x)                                                       \
-	((struct fxt_event){ .type = (ty), .thread = (th), .category = (cat), .name = (nm),         \
+#define FXT_EVENT_INIT(ty, th, cat, nm, t, x)                                              \
+	((struct fxt_event){ .type = (ty), .thread = (th), .category = (cat), .name = (nm), \
 			     .ts = (t), .extra = (x) })
 static inline struct fxt_event fxt_ev_instant(struct fxt_thread th, struct fxt_str cat,
 					      struct fxt_str name, uint64_t ts)
