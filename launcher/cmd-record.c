@@ -344,6 +344,8 @@ static void print_end(int status)
 int cmd_record(int argc, char **argv)
 {
 	static struct opts o;	/* static: values stay reachable on the early returns */
+	if (cmd_record_is_service(argc, argv))
+		return cmd_record_service(argc, argv);
 	memset(&o, 0, sizeof(o));
 	int at = parse(argc, argv, &o);
 	if (at <= 0) {
