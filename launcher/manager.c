@@ -440,6 +440,8 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 	if (!o)
 		return -ENOMEM;
 	int rc = fxt_out_start(o, fd);
+	struct fxt_manager_stats untraced = { 0 };
+	scan_session(m, &untraced);	/* buffers whose STARTED is not read yet */
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
 		if (p->done || p->refused || attach(m, p) < 0)
