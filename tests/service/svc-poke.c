@@ -1,7 +1,7 @@
 /* Sends the manager service one off-contract packet and tells whether it closed the connection,
  * as it must. Exit 0: closed (refused); 1: not closed within 10 s, or no manager.
- * usage: svc-poke registry|control KIND
- *   both:     short version size type big
+ * usage: svc-poke registry|control KIND [DIR]   (DIR: the runtime directory, not vetted)
+ *   both:     good (unchanged: refused only for a foreign peer) short version size type big
  *   registry: noterm pid twice nohello
  *   control:  triggers end listfd */
 /* SPDX-License-Identifier: MIT */
@@ -42,6 +42,8 @@ static size_t spoil(int registry, const char *kind, int fd, int *file)
 {
 	size_t len = valid(registry);
 	struct fxt_msg *h = (void *)pkt;
+	if (!strcmp(kind, "good"))
+		return len;
 	if (!strcmp(kind, "short"))
 		return 4;
 	if (!strcmp(kind, "version"))
@@ -82,12 +84,14 @@ static size_t spoil(int registry, const char *kind, int fd, int *file)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	int registry = !strcmp(argv[1], "registry"), file = -1;
 	char dir[4096];
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	if (fxt_runtime_dir(dir, sizeof(dir), 0, NULL) < 0)
+	if (argc == 4)
+		snprintf(dir, sizeof(dir), "%s", argv[3]);
+	else if (fxt_runtime_dir(dir, sizeof(dir), 0, NULL) < 0)
 		return 1;
 	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir,
 		     registry ? FXT_REGISTRY_SOCKET : FXT_CONTROL_SOCKET) >= (int)sizeof(a.sun_path))
