@@ -37,8 +37,8 @@ int cmd_manager(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "fxt manager: unknown option '%s'\nTry 'fxt manager --help'.\n",
-				argv[optind - 1]);
+			fprintf(stderr, "fxt manager: unknown option '%s'\n"
+					"Try 'fxt manager --help'.\n", argv[optind - 1]);
 			return 2;
 		}
 	}

@@ -74,7 +74,8 @@ static int wait_end(int fd, int sfd, uint64_t duration_ns, void *buf)
 {
 	double end = duration_ns ? now_s() + (double)duration_ns / 1e9 : 0;
 	for (;;) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = sfd, .events = POLLIN } };
 		double left = end ? end - now_s() : -1;
 		if (end && left <= 0)
 			return 0;

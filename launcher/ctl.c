@@ -247,7 +247,8 @@ int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration
 			break;
 		case OPT_CATEGORIES:
 			if (table_parse("FXT_CATEGORIES", optarg, &s) < 0)
-				return bad(me, "--categories %s: expected a list like a,b,c*", optarg);
+				return bad(me, "--categories %s: expected a list like a,b,c*",
+					   optarg);
 			snprintf(t->msg->categories, sizeof(t->msg->categories), "%s", optarg);
 			break;
 		case OPT_PID: {
@@ -282,8 +283,8 @@ int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration
 			break;
 		case OPT_TRIGGER:
 			if (add_trigger(t, optarg) < 0)
-				return bad(me, "--trigger %s: expected start@FUNCTION, stop@FUNCTION "
-					       "or snapshot@FUNCTION (at most 16)", optarg);
+				return bad(me, "--trigger %s: expected start@FUNC, stop@FUNC or "
+					       "snapshot@FUNC (at most 16)", optarg);
 			break;
 		case 'o':
 			if (!*optarg)

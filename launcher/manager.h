@@ -1,10 +1,10 @@
-/* The trace manager of fxtrun (the Fuchsia Tracing System Design, "Transport Protocol"): accepts
- * providers on the session socket (TRACE_PROVIDER_STARTED, refusing unknown protocol versions),
- * saves streaming rolling halves on TRACE_PROVIDER_SAVE_BUFFER and answers
- * TRACE_PROVIDER_BUFFER_SAVED, and at the end writes one archive holding every provider's buffer.
- * It only reads the buffers, never writes them; it reads a chunk's records only up to the first
- * zero or torn header and only while the chunk keeps its sequence number. Single-threaded: one
- * manager, one thread. */
+/* The trace manager of fxtrun and of the service's trace (the Fuchsia Tracing System Design,
+ * "Transport Protocol"): accepts providers on the session socket (TRACE_PROVIDER_STARTED,
+ * refusing unknown protocol versions), saves streaming rolling halves on
+ * TRACE_PROVIDER_SAVE_BUFFER and answers TRACE_PROVIDER_BUFFER_SAVED, and at the end writes one
+ * archive holding every provider's buffer. It only reads the buffers, never writes them; it
+ * reads a chunk's records only up to the first zero or torn header and only while the chunk
+ * keeps its sequence number. Single-threaded: one manager, one thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_MANAGER_H
 #define FXT_LAUNCHER_MANAGER_H

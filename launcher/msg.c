@@ -136,8 +136,9 @@ static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why
 			return refuse(why, "REPLY of the wrong size");
 		if (m->reserved || m->status > 0)
 			return refuse(why, "reserved field not zero, or a positive status");
-		return terminated(m->message, sizeof(m->message)) ? 0
-								  : refuse(why, "message not a string");
+		if (!terminated(m->message, sizeof(m->message)))
+			return refuse(why, "message not a string");
+		return 0;
 	}
 	}
 	return refuse(why, "unknown type");

@@ -172,7 +172,8 @@ static int serve(struct svc *v)
 		for (size_t i = 0; i < v->np; i++)
 			fds[3 + i] = (struct pollfd){ .fd = v->p[i].fd, .events = POLLIN };
 		for (size_t i = 0; i < v->nclients; i++)
-			fds[3 + v->np + i] = (struct pollfd){ .fd = v->clients[i], .events = POLLIN };
+			fds[3 + v->np + i] = (struct pollfd){ .fd = v->clients[i],
+							      .events = POLLIN };
 		if (nm)
 			n += fxt_manager_fds(v->trace->m, fds + own);
 		int rc = poll(fds, n, svc_trace_timeout_ms(v));
@@ -184,10 +185,15 @@ static int serve(struct svc *v)
 			/* The trace's sockets first: nothing has touched its manager since. */
 			if (nm && v->trace)
 				fxt_manager_handle(v->trace->m, fds + own, n - own);
-			for (size_t i = 3; i < own; i++)
-				if (fds[i].revents)	/* looked up again: handlers remove entries */
-					(is_provider(v, fds[i].fd) ? svc_registry_read
-								   : svc_control_read)(v, fds[i].fd);
+			/* Each looked up again by descriptor: handlers remove entries. */
+			for (size_t i = 3; i < own; i++) {
+				if (!fds[i].revents)
+					continue;
+				if (is_provider(v, fds[i].fd))
+					svc_registry_read(v, fds[i].fd);
+				else
+					svc_control_read(v, fds[i].fd);
+			}
 			if (fds[0].revents)
 				on_signals(v);
 			if (fds[1].revents)

@@ -35,7 +35,7 @@ struct svc_trace {
 	struct fxt_manager *m;
 	struct fxt_msg_trace *req;	/* the TRACE packet as vetted, triggers after it */
 	size_t req_len;
-	int out_fd;		/* what m writes: the client's file (streaming) or a temporary one */
+	int out_fd;		/* what m writes: the client's file (streaming), or a temporary */
 	int file_fd;		/* the client's archive file, -1 until given */
 	int owner;		/* the attached client's connection, -1: none */
 	int *waiting;		/* connections to REPLY to once the archive is written */

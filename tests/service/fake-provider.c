@@ -88,7 +88,8 @@ static void events(unsigned count)
 	uint64_t pid = (uint64_t)getpid(), rec[16];
 	for (unsigned i = 0; i < count; i++) {
 		uint64_t t = now();
-		struct fxt_event e = fxt_ev_complete(fxt_thread_inl(pid, pid), fxt_str_inl("fake", 4),
+		struct fxt_event e = fxt_ev_complete(fxt_thread_inl(pid, pid),
+						     fxt_str_inl("fake", 4),
 						     fxt_str_inl("call", 4), t, now());
 		uint32_t words = fxt_event_words(&e);
 		fxt_event_write(rec, &e);

@@ -93,8 +93,9 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s", argv[3]);
 	else if (fxt_runtime_dir(dir, sizeof(dir), 0, NULL) < 0)
 		return 1;
-	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir,
-		     registry ? FXT_REGISTRY_SOCKET : FXT_CONTROL_SOCKET) >= (int)sizeof(a.sun_path))
+	const char *name = registry ? FXT_REGISTRY_SOCKET : FXT_CONTROL_SOCKET;
+	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, name) >=
+	    (int)sizeof(a.sun_path))
 		return 1;
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
