@@ -111,8 +111,13 @@ void svc_registry_read(struct svc *v, int fd)
 	struct svc_provider *p = find(v, fd);
 	if (!p)
 		return;
-	uint64_t buf[FXT_MSG_MAX / 8];
-	long n = fxt_msg_recv(fd, buf, sizeof(buf), NULL);
+	union {
+		uint64_t words[FXT_MSG_MAX / 8];
+		struct fxt_msg_hello hello;
+		struct fxt_msg_session session;
+		struct fxt_msg_triggered triggered;
+	} u;
+	long n = fxt_msg_recv(fd, &u, sizeof(u), NULL);
 	if (n == -EAGAIN)
 		return;
 	if (n <= 0 && n != -EMSGSIZE) {	/* gone: exit, crash, or it closed */
@@ -120,12 +125,11 @@ void svc_registry_read(struct svc *v, int fd)
 		return;
 	}
 	const char *why = "packet larger than any";
-	int type = n > 0 ? fxt_msg_vet(buf, (size_t)n, FXT_FROM_PROVIDER, &why) : -EBADMSG;
+	int type = n > 0 ? fxt_msg_vet(&u, (size_t)n, FXT_FROM_PROVIDER, &why) : -EBADMSG;
 	if (type == FXT_MSG_HELLO) {
-		const struct fxt_msg_hello *h = (const void *)buf;
 		if (p->state)
 			why = "HELLO twice", type = -EBADMSG;
-		else if ((int)h->pid != p->pid)
+		else if ((int)u.hello.pid != p->pid)
 			why = "HELLO for a pid not its own", type = -EBADMSG;
 	} else if (type > 0 && !p->state) {
 		why = "no HELLO first", type = -EBADMSG;
@@ -135,24 +139,23 @@ void svc_registry_read(struct svc *v, int fd)
 		drop(v, p, 0);
 		return;
 	}
-	const struct fxt_msg_session *s = (const void *)buf;
 	int ours = v->trace && p->session == v->trace->id;
 	switch (type) {
 	case FXT_MSG_HELLO:
-		memcpy(p->name, ((const struct fxt_msg_hello *)buf)->name, sizeof(p->name));
+		memcpy(p->name, u.hello.name, sizeof(p->name));
 		p->state = FXT_PROVIDER_IDLE;
 		svc_log(v, "provider %d (%s) registered", p->pid, p->name);
 		svc_trace_joined(v, p);
 		break;
 	case FXT_MSG_STOPPED:	/* a late one of an earlier trace is no news */
-		if (s->session == p->session) {
+		if (u.session.session == p->session) {
 			p->state = FXT_PROVIDER_IDLE;
 			p->session = 0;
 		}
 		break;
 	case FXT_MSG_TRIGGERED:
-		if (ours && s->session == p->session)
-			svc_trace_triggered(v, p, (const struct fxt_msg_triggered *)buf);
+		if (ours && u.triggered.session == p->session)
+			svc_trace_triggered(v, p, &u.triggered);
 		break;
 	}
 }

@@ -19,7 +19,7 @@
 #include "common/runtime.h"
 #include "launcher/msg.h"
 
-static uint64_t pkt[(FXT_MSG_MAX + 8192) / 8];
+static unsigned char pkt[FXT_MSG_MAX + 8192] __attribute__((aligned(8)));
 
 /* A valid packet of the socket's kind, to spoil: HELLO, or LIST. */
 static size_t valid(int registry)
