@@ -29,7 +29,9 @@
 #define FXT_REGISTRY_SOCKET "registry.sock"	/* providers */
 #define FXT_CONTROL_SOCKET "control.sock"	/* clients */
 #define FXT_MANAGER_PIDFILE "manager.pid"	/* "<pid> <start time>\n" of the live manager */
-#define FXT_SESSION_DIR_FMT "session.%llu"	/* one per trace: common/protocol.h's layout */
+#define FXT_SESSION_DIR_FMT "session.%llu"	/* unused: a trace's session directory is made
+						 * as fxtrun's (launcher/session.c, on
+						 * /dev/shm); START names it */
 
 #define FXT_REGISTRY_VERSION 1u
 #define FXT_MSG_MAX 65536u		/* the largest packet either side sends or reads */
@@ -138,7 +140,8 @@ struct fxt_msg_list {
 
 /* TRACE: start a trace. A provider is chosen when pid matches (pid != 0) or its name equals
  * name (name[0] != 0), else every registered provider; those registering while the trace runs
- * are chosen by the same rule. Streaming needs the archive file at TRACE. With flags
+ * are chosen by the same rule. Streaming needs the archive file at TRACE; so does a SNAPSHOT
+ * trigger, which also needs oneshot or circular mode (else REPLY -EINVAL). With flags
  * FXT_TRACE_ATTACHED the trace belongs to this connection (record): when the connection closes
  * the trace is stopped and the archive finished. */
 enum { FXT_TRACE_ATTACHED = 1u };

@@ -29,6 +29,7 @@
 #include "launcher/cmd.h"
 #include "launcher/manager.h"
 #include "launcher/session.h"
+#include "launcher/summary.h"
 #include "writer/outfile.h"
 
 #define ME "fxtrun"
@@ -340,48 +341,11 @@ static void print_end(int status)
 			strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
 }
 
-static void summary(const struct fxt_manager_stats *st, double secs, const char *out)
-{
-	fprintf(stderr,
-		ME ": recorded %.2f s: %llu process%s, %llu thread%s, %llu events, %.1f MB",
-		secs, (unsigned long long)st->processes, st->processes == 1 ? "" : "es",
-		(unsigned long long)st->threads, st->threads == 1 ? "" : "s",
-		(unsigned long long)st->events, (double)st->bytes / 1e6);
-	if (st->dropped) {
-		char why[160];
-		fxt_drop_reasons_str(st->drop_reasons, why, sizeof(why));
-		fprintf(stderr, ", %llu records DROPPED (%s)", (unsigned long long)st->dropped, why);
-	} else
-		fprintf(stderr, ", no records dropped");
-	if (st->overwritten)
-		fprintf(stderr, ", oldest records overwritten in %llu circular buffer%s",
-			(unsigned long long)st->overwritten, st->overwritten == 1 ? "" : "s");
-	if (st->saved)
-		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
-	if (st->untraced)
-		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer)",
-			(unsigned long long)st->untraced, st->untraced == 1 ? "" : "es",
-			strerror(st->untraced_errno));
-	if (st->refused)
-		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
-			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
-	if (st->impostors)
-		fprintf(stderr, ", %llu connection%s refused (STARTED for another process)",
-			(unsigned long long)st->impostors, st->impostors == 1 ? "" : "s");
-	if (st->corrupt)
-		fprintf(stderr, ".\n" ME ": %llu provider%s wrote corrupt data, kept up to its last "
-				"good record (pid %d: %s)", (unsigned long long)st->corrupt,
-			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
-	fprintf(stderr, ".\n" ME ": trace written to %s; open it in ui.perfetto.dev "
-			"(or: fxt report %s).\n", out, out);
-	if (!st->processes && !st->untraced)
-		fputs(ME ": no process was traced: a statically linked program, or one that "
-		      "clears LD_PRELOAD?\n", stderr);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static struct opts o;	/* static: values stay reachable on the early returns */
+	if (cmd_record_is_service(argc, argv))
+		return cmd_record_service(argc, argv);
 	memset(&o, 0, sizeof(o));
 	int at = parse(argc, argv, &o);
 	if (at <= 0) {
@@ -485,7 +449,8 @@ int cmd_record(int argc, char **argv)
 		unlink(tmp);
 		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
 	} else {
-		summary(&st, secs, output);
+		fxt_summary_print(ME, &st, secs, output,
+				  "a statically linked program, or one that clears LD_PRELOAD?");
 	}
 	print_end(status);
 	fxt_manager_free(m);

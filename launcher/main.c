@@ -26,6 +26,11 @@ static const struct command {
 	{ "stats", cmd_stats, "counts, sizes, duration per provider and thread, drops" },
 	{ "dump", cmd_dump, "print one line per record" },
 	{ "check", cmd_check, "validate an archive (exit 0 valid, 1 invalid, 2 cannot read)" },
+	{ "manager", cmd_manager, "run the trace manager service (clients start it on demand)" },
+	{ "list", cmd_list, "providers registered with the manager: pid, name, state, buffer" },
+	{ "start", cmd_start, "start a trace of registered providers (flight recorder)" },
+	{ "stop", cmd_stop, "stop the running trace and write its archive" },
+	{ "snapshot", cmd_snapshot, "write what the running trace's buffers hold now" },
 	{ "clean", cmd_clean, "remove session directories left by a killed fxtrun" },
 	{ "recover", cmd_recover, "make the archive of a killed standalone run (FILE.part) valid" },
 };

@@ -256,32 +256,32 @@ static void accept_all(struct fxt_manager *m)
 	}
 }
 
-int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms)
+size_t fxt_manager_nfds(const struct fxt_manager *m)
 {
-	size_t max = 2 + m->npending + m->np, n = 0;
-	struct pollfd *fds = calloc(max, sizeof(*fds));
-	if (!fds)
-		return -ENOMEM;
-	fds[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+	return 1 + m->npending + m->np;
+}
+
+size_t fxt_manager_fds(const struct fxt_manager *m, struct pollfd *fds)
+{
+	size_t n = 0;
 	fds[n++] = (struct pollfd){ .fd = m->listen_fd, .events = POLLIN };
-	size_t first_pending = n;
 	for (size_t i = 0; i < m->npending; i++)
 		fds[n++] = (struct pollfd){ .fd = m->pending[i], .events = POLLIN };
-	size_t first_conn = n;
-	for (size_t i = 0; i < m->np; i++)
+	for (size_t i = 0; i < m->np; i++)	/* -1 once closed: poll ignores it */
 		fds[n++] = (struct pollfd){ .fd = m->p[i].conn, .events = POLLIN };
-	int rc = poll(fds, n, timeout_ms);
-	if (rc <= 0) {
-		free(fds);
-		return rc < 0 && errno != EINTR ? -errno : 0;
-	}
+	return n;
+}
+
+void fxt_manager_handle(struct fxt_manager *m, const struct pollfd *fds, size_t n)
+{
+	size_t first_conn = 1 + m->npending;
 	/* Providers first: a SAVE_BUFFER is answered before new connections are read. */
 	for (size_t i = first_conn; i < n; i++)
 		if (fds[i].fd >= 0 && fds[i].revents)
 			for (size_t j = 0; j < m->np; j++)
 				if (m->p[j].conn == fds[i].fd)
 					on_packet(m, &m->p[j]);
-	for (size_t i = first_pending; i < first_conn; i++) {	/* in connection order */
+	for (size_t i = 1; i < first_conn && i < n; i++) {	/* in connection order */
 		if (!fds[i].revents)
 			continue;
 		trace_provider_packet_t pk;
@@ -297,11 +297,45 @@ int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms)
 		else
 			close(fds[i].fd);
 	}
-	if (fds[1].revents)
+	if (n && fds[0].revents)
 		accept_all(m);
+}
+
+int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms)
+{
+	struct pollfd *fds = calloc(1 + fxt_manager_nfds(m), sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	fds[0] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+	size_t n = fxt_manager_fds(m, fds + 1);
+	int rc = poll(fds, 1 + n, timeout_ms);
+	if (rc <= 0) {
+		free(fds);
+		return rc < 0 && errno != EINTR ? -errno : 0;
+	}
+	fxt_manager_handle(m, fds + 1, n);
 	rc = extra_fd >= 0 && fds[0].revents;
 	free(fds);
 	return rc;
+}
+
+int fxt_manager_usage(struct fxt_manager *m, int pid, uint64_t *used, uint64_t *size)
+{
+	int found = 0;
+	*used = *size = 0;
+	for (size_t i = 0; i < m->np; i++) {
+		struct provider *p = &m->p[i];
+		if (p->s.pid != pid || p->done || p->refused || attach(m, p) < 0)
+			continue;
+		const struct fxt_buf_hdr *h = &p->s.layout;
+		uint64_t durable = __atomic_load_n(&p->s.live->durable_used, __ATOMIC_RELAXED);
+		uint64_t chunks = __atomic_load_n(&p->s.live->next_chunk, __ATOMIC_RELAXED);
+		*used += (durable < h->durable_size ? durable : h->durable_size) +
+			 (chunks < h->nchunks ? chunks : h->nchunks) * h->chunk_size;
+		*size += h->size;
+		found = 1;
+	}
+	return found;
 }
 
 /* ---- the archive ---- */
@@ -310,7 +344,7 @@ int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms)
  * Fails: -errno of the archive (the provider stays as it was). */
 static int finish(struct fxt_manager *m, struct provider *p)
 {
-	int rc = fxt_saver_finish(m->out, &p->s, fallback_tps(m));
+	int rc = fxt_saver_finish(m->out, &p->s, 0, fallback_tps(m));
 	if (rc < 0)
 		return rc;
 	munmap(p->map, p->size);
@@ -361,6 +395,22 @@ static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 		}
 }
 
+/* Adds what provider s put in the archive to the summary st. */
+static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
+{
+	st->processes += s->st.processes;
+	st->threads += s->st.threads;
+	st->events += s->st.events;
+	st->dropped += s->st.dropped;
+	st->drop_reasons |= s->st.drop_reasons;
+	st->overwritten += s->st.overwritten;
+	const char *bad = s->vet ? fxt_vet_problem(s->vet) : NULL;
+	if (bad && !st->corrupt++) {
+		st->corrupt_pid = s->pid;
+		snprintf(st->corrupt_why, sizeof(st->corrupt_why), "%s", bad);
+	}
+}
+
 int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -370,19 +420,8 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 		struct provider *p = &m->p[i];
 		if (!p->done && !p->refused && attach(m, p) == 0)
 			rc = finish(m, p);
-		if (!p->done)
-			continue;
-		st->processes += p->s.st.processes;
-		st->threads += p->s.st.threads;
-		st->events += p->s.st.events;
-		st->dropped += p->s.st.dropped;
-		st->drop_reasons |= p->s.st.drop_reasons;
-		st->overwritten += p->s.st.overwritten;
-		const char *bad = p->s.vet ? fxt_vet_problem(p->s.vet) : NULL;
-		if (bad && !st->corrupt++) {
-			st->corrupt_pid = p->s.pid;
-			snprintf(st->corrupt_why, sizeof(st->corrupt_why), "%s", bad);
-		}
+		if (p->done)
+			add_stats(st, &p->s);
 	}
 	if (!rc)
 		rc = fxt_out_flush(m->out);
@@ -391,6 +430,42 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 	st->refused = m->refused;
 	st->impostors = m->impostors;
 	return rc ? rc : m->out->err;
+}
+
+int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
+			 struct fxt_manager_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	struct fxt_out *o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	int rc = fxt_out_start(o, fd);
+	struct fxt_manager_stats untraced = { 0 };
+	scan_session(m, &untraced);	/* buffers whose STARTED is not read yet */
+	for (size_t i = 0; i < m->np && !rc; i++) {
+		struct provider *p = &m->p[i];
+		if (p->done || p->refused || attach(m, p) < 0)
+			continue;
+		/* A saver state of its own over the same read-only mapping: the trace's state
+		 * (what was saved, the vetting) is left as it is. */
+		struct fxt_saved f = { .pid = p->s.pid, .ppid = p->s.ppid, .id = p->s.id,
+				       .buf = p->s.buf, .layout = p->s.layout, .live = p->s.live };
+		if (!(f.chunks = calloc(f.layout.nchunks + 1, sizeof(*f.chunks))))
+			rc = -ENOMEM;
+		if (!rc)
+			rc = fxt_saver_finish(o, &f, cutoff, fallback_tps(m));
+		if (!rc)
+			add_stats(st, &f);
+		free(f.chunks);
+		free(f.koids);
+		fxt_vet_free(f.vet);
+	}
+	if (!rc)
+		rc = fxt_out_flush(o);
+	st->bytes = o->bytes;
+	rc = rc ? rc : o->err;
+	free(o);
+	return rc;
 }
 
 void fxt_manager_free(struct fxt_manager *m)

@@ -412,10 +412,13 @@ static int corrupt_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, ui
 	return fxt_event_write(dst, &e);
 }
 
-int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps)
+int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
+		     uint64_t fallback_tps)
 {
 	const struct fxt_buf_hdr *h = s->live;
 	uint64_t stop = __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE);
+	if (cutoff && (!stop || cutoff < stop))
+		stop = cutoff;
 	int rc = fxt_saver_save(o, s, stop, fallback_tps);
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);

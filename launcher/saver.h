@@ -64,11 +64,15 @@ int fxt_out_flush(struct fxt_out *o);
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   uint64_t fallback_tps);
 
-/* Ends provider s: a last save, its dropped-records report (buffer-full event and count), and
- * its final ticks per second patched into its initialization record. A provider whose data
+/* Ends provider s: a last save (events stamped after cutoff or after the provider's stop left
+ * out; cutoff 0: none), its dropped-records report (buffer-full event and count), and its final
+ * ticks per second patched into its initialization record. A provider that has not stopped
+ * (killed, or still running under a snapshot) is reported as killed: its open calls were never
+ * ended. A provider whose data
  * ended early (a bad record) gets a buffer-full event and an instant "provider data corrupt"
  * of category fxtauto with the reason (argument "reason"), so that `fxt check` excuses what it
  * lacks. Fails: -errno. */
-int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps);
+int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
+		     uint64_t fallback_tps);
 
 #endif

@@ -33,24 +33,13 @@ static int make_dir(char *out, const char *parent)
 	return 0;
 }
 
-/* Start time of process pid (clock ticks after boot, /proc/<pid>/stat field 22), or 0. */
-static unsigned long long start_time(int pid)
-{
-	char buf[1024];
-	const char *e = fxt_proc_stat(pid, buf, sizeof(buf));
-	unsigned long long t = 0;
-	if (!e || sscanf(e, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
-				"%*d %*d %*d %llu", &t) != 1)
-		return 0;
-	return t;
-}
-
 /* FXT_SESSION_MANAGER in dir: "<pid> <start time>" of this process, created exclusively. */
 static int write_manager(const char *dir)
 {
 	char path[PATH_MAX + 32], line[64];
 	snprintf(path, sizeof(path), "%s/" FXT_SESSION_MANAGER, dir);
-	int n = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), start_time(getpid()));
+	int n = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(),
+			 fxt_proc_start_time(getpid()));
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -219,7 +208,7 @@ static int stale(int parent, const char *name)
 		return 0;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return 1;
-	unsigned long long now = start_time(pid);
+	unsigned long long now = fxt_proc_start_time(pid);
 	return now && now != t;	/* the pid was reused by another process */
 }
 

@@ -1,0 +1,64 @@
+/* `fxt snapshot -o FILE`: what the running trace's buffers hold now, written to FILE by the
+ * manager service (the flight recorder of a circular trace); the trace goes on. Exit 0; 1 when
+ * no trace runs or the snapshot failed (FILE is then not left behind); 2 for a usage error. */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/cmd.h"
+#include "launcher/ctl.h"
+#include "launcher/msg.h"
+
+#define ME "fxt snapshot"
+
+static const char usage[] = "usage: fxt snapshot -o FILE\n"
+			    "Writes what the running trace's buffers hold now to FILE (written as\n"
+			    "FILE.part, renamed when complete); the trace goes on.\n";
+
+int cmd_snapshot(int argc, char **argv)
+{
+	const char *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc &&
+		    argv[i + 1][0]) {
+			out = argv[++i];
+			continue;
+		}
+		fprintf(stderr, ME ": unexpected argument '%s'\nTry '" ME " --help'.\n", argv[i]);
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, ME ": -o FILE is required\nTry '" ME " --help'.\n");
+		return 2;
+	}
+	int fd = fxt_ctl_connect(ME, 0);
+	if (fd == -2)
+		fprintf(stderr, ME ": no trace running (no manager)\n");
+	if (fd < 0)
+		return 1;
+	struct fxt_ctl_file f;
+	if (fxt_ctl_file_open(ME, &f, out) < 0) {
+		close(fd);
+		return 1;
+	}
+	static uint64_t buf[FXT_MSG_MAX / 8];
+	struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)),
+				   .what = FXT_END_SNAPSHOT };
+	int type = fxt_ctl_call(ME, fd, &req, sizeof(req), f.fd, buf);
+	close(fd);
+	const struct fxt_msg_reply *r = (const void *)buf;
+	int ok = type == FXT_MSG_REPLY && r->status == 0;
+	if (type == FXT_MSG_REPLY && !ok)
+		fprintf(stderr, ME ": %s\n", r->message);
+	if (fxt_ctl_file_close(ME, &f, ok) < 0 || !ok)
+		return 1;
+	fprintf(stderr, ME ": %llu events of %llu process%s written to %s\n",
+		(unsigned long long)r->events, (unsigned long long)r->processes,
+		r->processes == 1 ? "" : "es", out);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* The summary of a recording (summary.h): one line of counts, then what went wrong, then where
+ * the archive is. Reads only the stats it is given. */
+/* SPDX-License-Identifier: MIT */
+#include "launcher/summary.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "writer/outfile.h"
+
+void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, double secs,
+		       const char *out, const char *nothing)
+{
+	fprintf(stderr,
+		"%s: recorded %.2f s: %llu process%s, %llu thread%s, %llu events, %.1f MB",
+		me, secs, (unsigned long long)st->processes, st->processes == 1 ? "" : "es",
+		(unsigned long long)st->threads, st->threads == 1 ? "" : "s",
+		(unsigned long long)st->events, (double)st->bytes / 1e6);
+	if (st->dropped) {
+		char why[160];
+		fxt_drop_reasons_str(st->drop_reasons, why, sizeof(why));
+		fprintf(stderr, ", %llu records DROPPED (%s)", (unsigned long long)st->dropped, why);
+	} else
+		fprintf(stderr, ", no records dropped");
+	if (st->overwritten)
+		fprintf(stderr, ", oldest records overwritten in %llu circular buffer%s",
+			(unsigned long long)st->overwritten, st->overwritten == 1 ? "" : "s");
+	if (st->saved)
+		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
+	if (st->untraced)
+		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer)",
+			(unsigned long long)st->untraced, st->untraced == 1 ? "" : "es",
+			strerror(st->untraced_errno));
+	if (st->refused)
+		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
+			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
+	if (st->impostors)
+		fprintf(stderr, ", %llu connection%s refused (STARTED for another process)",
+			(unsigned long long)st->impostors, st->impostors == 1 ? "" : "s");
+	if (st->corrupt)
+		fprintf(stderr, ".\n%s: %llu provider%s wrote corrupt data, kept up to its last "
+				"good record (pid %d: %s)", me, (unsigned long long)st->corrupt,
+			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
+	fprintf(stderr, ".\n%s: trace written to %s; open it in ui.perfetto.dev "
+			"(or: fxt report %s).\n", me, out, out);
+	if (!st->processes && !st->untraced)
+		fprintf(stderr, "%s: no process was traced: %s\n", me, nothing);
+}
+

@@ -1,0 +1,270 @@
+#!/usr/bin/env bats
+# The trace manager service: `fxt manager` and its clients fxt list/record/start/stop/snapshot,
+# with fake providers (tests/service/fake-provider.c: each answers START with N complete events
+# "fake"/"call" in a buffer made by the writer library) and off-contract packets (svc-poke).
+# Counts are read back with `fxt stats` and `fxt dump`. Each test has its own runtime directory
+# (FXT_RUNTIME_DIR) and manager; teardown ends what it started.
+# Paths from ctest (tests/service.cmake): FXT, FAKE, POKE.
+# SPDX-License-Identifier: MIT
+
+setup() {
+	export FXT_RUNTIME_DIR=$BATS_TEST_TMPDIR/rt
+	W=$BATS_TEST_TMPDIR
+	FAKES=()
+}
+
+teardown() {
+	for p in "${FAKES[@]}"; do kill "$p" 2>/dev/null || true; done
+	stop_manager
+}
+
+# The manager of this test's runtime directory, if any, ends (SIGTERM; waited for, bounded).
+stop_manager() {
+	local pid
+	pid=$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid" 2>/dev/null) || return 0
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null || return 0
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+	kill -9 "$pid" 2>/dev/null || true
+}
+
+# fake NAME N [more fake-provider options]: a registered fake provider (waits for `fxt list`
+# to show it: bounded).
+fake() {
+	local name=$1 n=$2
+	shift 2
+	"$FXT" list >/dev/null	# the manager, started on demand
+	"$FAKE" --name "$name" --events "$n" "$@" 3>&- &
+	FAKES+=($!)
+	wait_for "^$! +$name "
+}
+
+# wait_for PATTERN [STATE]: until a line of `fxt list` matches (at most 10 s).
+wait_for() {
+	for _ in $(seq 200); do
+		"$FXT" list | grep -E "$1.*${2:-}" >/dev/null && return 0
+		sleep 0.05
+	done
+	echo "never listed: $1 ${2:-}" >&2
+	"$FXT" list >&2
+	return 1
+}
+
+# events FILE NAME: the event count of process NAME in the archive, as fxt dump prints it.
+events() {
+	"$FXT" dump "$1" | grep -c 'name="call"' || true
+}
+
+@test "list: no providers, then the registered ones with pid, name and state" {
+	run "$FXT" list
+	[ "$status" -eq 0 ]
+	[ "$output" = "no providers" ]
+	[ -S "$FXT_RUNTIME_DIR/control.sock" ]	# started on demand
+	fake alpha 3
+	fake beta 3
+	run "$FXT" list
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -E "^${FAKES[0]} +alpha +idle"
+	echo "$output" | grep -E "^${FAKES[1]} +beta +idle"
+}
+
+@test "record --duration: an archive fxt check accepts with exactly the provider's events" {
+	fake alpha 7
+	run timeout 30 "$FXT" record --duration 100ms -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep "1 process, 1 thread, 7 events"
+	[ ! -e "$W/a.fxt.part" ]
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 7 ]
+	"$FXT" list | grep -E "alpha +idle"	# back to idle, ready for the next trace
+}
+
+@test "record --name: two providers of that name in one archive, a third left out" {
+	fake two 4
+	fake two 5
+	fake other 100
+	run timeout 30 "$FXT" record --duration 1ms --name two -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	"$FXT" check "$W/a.fxt" | grep -E "^providers: 2$"
+	[ "$(events "$W/a.fxt")" -eq 9 ]
+}
+
+@test "record --pid chooses one provider; a second trace meanwhile gets EBUSY" {
+	fake alpha 3
+	fake beta 4
+	timeout 30 "$FXT" record --duration 60s --pid "${FAKES[1]}" -o "$W/a.fxt" 2>"$W/err" &
+	rec=$!
+	wait_for beta tracing
+	run timeout 10 "$FXT" record --duration 1ms -o "$W/b.fxt"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep "a trace is running already"
+	[ ! -e "$W/b.fxt" ] && [ ! -e "$W/b.fxt.part" ]
+	run timeout 10 "$FXT" start
+	[ "$status" -eq 1 ]
+	kill -INT $rec
+	wait $rec
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 4 ]
+}
+
+@test "start/stop: a provider registering while the trace runs is activated" {
+	fake alpha 3
+	run timeout 10 "$FXT" start --mode oneshot -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	fake late 5
+	wait_for late tracing
+	run timeout 30 "$FXT" stop
+	[ "$status" -eq 0 ]
+	echo "$output" | grep "2 processes"
+	[ ! -e "$W/a.fxt.part" ]
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 8 ]
+}
+
+@test "snapshot: what the circular buffers hold, and the trace goes on" {
+	fake alpha 6
+	timeout 10 "$FXT" start
+	wait_for alpha tracing
+	run timeout 30 "$FXT" snapshot -o "$W/s.fxt"
+	[ "$status" -eq 0 ]
+	"$FXT" check "$W/s.fxt"
+	[ "$(events "$W/s.fxt")" -eq 6 ]
+	"$FXT" list | grep -E "^trace [0-9]+ running"
+	"$FXT" list | grep -E "alpha +tracing"
+	run timeout 30 "$FXT" stop -o "$W/a.fxt"	# a trace started without a file
+	[ "$status" -eq 0 ]
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 6 ]
+}
+
+@test "a snapshot trigger ends the trace with the events before it, cut at its tick" {
+	fake alpha 10 --trigger-after 4
+	run timeout 30 "$FXT" record --duration 60s --trigger snapshot@fatal -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 4 ]
+	run timeout 10 "$FXT" start --mode streaming --trigger snapshot@f -o "$W/b.fxt"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep "snapshot trigger needs oneshot or circular"
+}
+
+@test "stop, snapshot without a manager: no trace running; stop without a trace" {
+	run "$FXT" stop
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt stop: no trace running (no manager)" ]
+	run "$FXT" snapshot -o "$W/s.fxt"
+	[ "$status" -eq 1 ]
+	[ ! -e "$W/s.fxt.part" ]
+	"$FXT" list
+	run "$FXT" stop -o "$W/a.fxt"
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt stop: no trace running" ]
+	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
+}
+
+@test "the manager killed mid-record: the client says so, exits 1, leaves no file" {
+	fake alpha 3
+	timeout 30 "$FXT" record --duration 60s -o "$W/a.fxt" 2>"$W/err" &
+	rec=$!
+	wait_for alpha tracing
+	kill -9 "$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid")"
+	rc=0
+	wait $rec || rc=$?
+	[ "$rc" -eq 1 ]
+	grep "the manager closed the connection" "$W/err"
+	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
+	# its stale sockets are replaced by the next manager
+	run "$FXT" list
+	[ "$status" -eq 0 ]
+}
+
+@test "SIGTERM: the running trace is stopped and its archive finished, then the manager exits" {
+	fake alpha 5
+	timeout 10 "$FXT" start -o "$W/a.fxt"
+	wait_for alpha tracing
+	pid=$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid")
+	kill -TERM "$pid"
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	! kill -0 "$pid" 2>/dev/null
+	[ ! -e "$FXT_RUNTIME_DIR/control.sock" ]
+	"$FXT" check "$W/a.fxt.part"	# finished; nobody was there to rename it
+	[ "$(events "$W/a.fxt.part")" -eq 5 ]
+}
+
+@test "one manager per user: a second one says so and exits 1" {
+	"$FXT" list
+	run "$FXT" manager --foreground
+	[ "$status" -eq 1 ]
+	echo "$output" | grep "a manager is running already"
+}
+
+@test "off-contract packets on both sockets are refused; the manager still answers" {
+	fake alpha 2
+	for kind in short version size type big noterm pid twice nohello; do
+		timeout 20 "$POKE" registry $kind || { echo "registry $kind not refused"; false; }
+	done
+	for kind in short version size type big triggers end listfd; do
+		timeout 20 "$POKE" control $kind || { echo "control $kind not refused"; false; }
+	done
+	run "$FXT" list
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -E "alpha +idle"
+	grep -c "connection refused" "$FXT_RUNTIME_DIR/manager.log" | grep -qx 17
+	run timeout 30 "$FXT" record --duration 1ms -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	[ "$(events "$W/a.fxt")" -eq 2 ]
+}
+
+@test "a client or provider of another user is refused (manager run as nobody)" {
+	command -v setpriv >/dev/null || skip "setpriv missing"
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run the manager as nobody"
+	base=$(mktemp -d /tmp/fxt-svc-nobody.XXXXXX)
+	chmod 755 "$base"
+	mkdir -m 700 "$base/rt"
+	chown nobody "$base/rt"
+	FXT_RUNTIME_DIR=$base/rt setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$FXT" manager
+	run timeout 20 "$POKE" control good "$base/rt"
+	run2=$status
+	run timeout 20 "$POKE" registry good "$base/rt"
+	kill "$(cut -d' ' -f1 "$base/rt/manager.pid")"
+	for _ in $(seq 100); do [ -e "$base/rt/control.sock" ] || break; sleep 0.05; done
+	log=$(cat "$base/rt/manager.log")
+	rm -rf "$base"
+	[ "$run2" -eq 0 ] && [ "$status" -eq 0 ]
+	echo "$log" | grep "client connection refused: another user"
+	echo "$log" | grep "provider connection refused: another user"
+}
+
+@test "runtime directory refused: a symlink, mode 0755, another owner" {
+	mkdir -m 700 "$W/real"
+	ln -s "$W/real" "$W/link"
+	FXT_RUNTIME_DIR=$W/link run "$FXT" list
+	[ "$status" -eq 1 ]
+	echo "$output" | grep "a symbolic link"
+	[ "${#lines[@]}" -eq 1 ]
+	mkdir -m 755 "$W/open"
+	FXT_RUNTIME_DIR=$W/open run "$FXT" manager --foreground
+	[ "$status" -eq 1 ]
+	echo "$output" | grep "open to other users"
+	mkdir -m 700 "$W/theirs"
+	chown nobody "$W/theirs" || skip "cannot chown (not root)"
+	FXT_RUNTIME_DIR=$W/theirs run "$FXT" list
+	[ "$status" -eq 1 ]
+	echo "$output" | grep "owned by another user"
+	[ ! -e "$W/theirs/control.sock" ]
+}
+
+@test "record: a PROGRAM still means fxtrun; options are checked" {
+	run "$FXT" record --duration 5x -o "$W/a.fxt"
+	[ "$status" -eq 2 ]
+	echo "$output" | grep "expected a duration"
+	run "$FXT" record --pid 1 --name x -o "$W/a.fxt"
+	[ "$status" -eq 2 ]
+	run "$FXT" record --duration 1s "$W/prog"
+	[ "$status" -eq 2 ]
+	echo "$output" | grep "unexpected argument"
+	run "$FXT" record -o "$W/a.fxt"
+	[ "$status" -eq 2 ]
+	echo "$output" | grep "no program to trace"
+}
