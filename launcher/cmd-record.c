@@ -376,8 +376,15 @@ int cmd_record(int argc, char **argv)
 			strerror(-rc));
 		return 1;
 	}
+	fxt_session_clean(NULL);	/* sessions of managers that were killed */
+	struct fxt_session s;
+	if ((rc = fxt_session_create(&s)) < 0) {
+		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
+		return 1;
+	}
 	/* The archive is written from the start under a fresh name in its directory (never
-	 * following a link someone planted there) and renamed once complete. */
+	 * following a link someone planted there) and renamed once complete; it is made after the
+	 * session and noted there at once, so that a cleanup after fxtrun is killed finds it. */
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", output, (int)getpid());
 	int out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out_fd < 0 && errno == EEXIST) {
@@ -386,18 +393,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (out_fd < 0) {
 		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
+		fxt_session_remove(&s);
 		return 1;
 	}
-
-	fxt_session_clean(NULL);	/* sessions of managers that were killed */
-	struct fxt_session s;
-	if ((rc = fxt_session_create(&s)) < 0) {
-		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
-		close(out_fd);
-		unlink(tmp);
-		return 1;
-	}
-	/* A cleanup after fxtrun is killed removes the temporary archive too. */
 	fxt_session_note_archive(&s, tmp, out_fd);
 	struct fxt_manager *m = fxt_manager_new(s.dir, out_fd, s.listen_fd);
 	sigset_t mask, old;
