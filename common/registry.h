@@ -29,9 +29,6 @@
 #define FXT_REGISTRY_SOCKET "registry.sock"	/* providers */
 #define FXT_CONTROL_SOCKET "control.sock"	/* clients */
 #define FXT_MANAGER_PIDFILE "manager.pid"	/* "<pid> <start time>\n" of the live manager */
-#define FXT_SESSION_DIR_FMT "session.%llu"	/* unused: a trace's session directory is made
-						 * as fxtrun's (launcher/session.c, on
-						 * /dev/shm); START names it */
 
 #define FXT_REGISTRY_VERSION 1u
 #define FXT_MSG_MAX 65536u		/* the largest packet either side sends or reads */
