@@ -1,8 +1,9 @@
 /* The exec family (execve, execv, execvp, execvpe, execl, execle, execlp, fexecve, execveat):
  * the image being replaced runs the exit flush first (its open frames end at the exec, its
  * archive is finished and named, or handed to fxtrun), and the new image of the same pid learns
- * which name comes next from FXTAUTO_IMAGE=<pid>.<seq> added to its environment (removed again
- * by its constructor, so the program never sees it). If the exec fails, the continuing image
+ * which name comes next from FXTAUTO_IMAGE=<pid>.<seq>[.m<root>] added to its environment
+ * (removed again by its constructor, so the program never sees it; .m<root>: the pid is a
+ * member of the FXT_OUTPUT tree of process <root>, preload/outname.c). If the exec fails, the continuing image
  * starts a new buffer as a fork child does (frames still open are its callers: paired, not
  * recorded); in a threaded process tracing stays off then (other threads hold chunks of the
  * finished file). A vfork child (other pid than the buffer's) and an untraced process pass
@@ -21,6 +22,7 @@
 #include "preload/exec.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
+#include "preload/outname.h"
 #include "preload/real.h"
 #include "preload/sample.h"
 #include "preload/sched.h"
@@ -39,9 +41,16 @@ int fxtp_exec_image(void)
 	long pid = strtol(v, &end, 10);
 	if (*end == '.' && pid == (long)getpid()) {
 		long n = strtol(end + 1, &end, 10);
-		if (!*end && n >= 0 && n < 1000000)
+		if (n >= 0 && n < 1000000)
 			seq = (int)n;
 	}
+	long root = 0;
+	if (seq >= 0 && *end == '.' && end[1] == 'm')
+		root = strtol(end + 2, &end, 10);
+	if (seq >= 0 && *end)
+		seq = -1;
+	else if (root > 0)
+		fxtp_outname_set_member((int)root);
 	unsetenv("FXTAUTO_IMAGE");
 	return seq;
 }
@@ -104,7 +113,12 @@ static char *const *before(struct exec_state *st, char *const envp[])
 	st->traced = 1;
 	/* The next image: this image's name number when it gave its name up, else the next. */
 	st->seq = fxtp.name_freed ? fxtp.name_seq : fxtp.name_seq + 1;
-	snprintf(st->var, sizeof(st->var), IMAGE_VAR "%d.%d", (int)fxtp.pid, st->seq);
+	int root = fxtp_outname_member();
+	if (root)
+		snprintf(st->var, sizeof(st->var), IMAGE_VAR "%d.%d.m%d", (int)fxtp.pid, st->seq,
+			 root);
+	else
+		snprintf(st->var, sizeof(st->var), IMAGE_VAR "%d.%d", (int)fxtp.pid, st->seq);
 	char *const *env = with_image(st, envp);
 	errno = saved;
 	return env;

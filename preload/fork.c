@@ -1,4 +1,6 @@
-/* fork(): the one set of pthread_atfork handlers of the preload, registered once by fxtp_init.
+/* fork(): the one set of pthread_atfork handlers of the preload, registered once by fxtp_init,
+ * and the fork wrapper, which counts the child in the FXT_OUTPUT tree (outname.c) before the
+ * fork so that no process ends the tree while a child is not counted yet.
  * The parent holds every intern lock across fork so no child inherits one mid-update; the child
  * gets its own buffer (string records copied, so cached indexes stay valid), its own archive
  * path, a fresh thread registry, and marks the frames it inherited as not its own (they pair
@@ -15,6 +17,8 @@
 #include "preload/init.h"
 #include "preload/life.h"
 #include "preload/names.h"
+#include "preload/outname.h"
+#include "preload/real.h"
 #include "preload/sched.h"
 #include "preload/thread.h"
 #include "preload/wait.h"
@@ -48,6 +52,7 @@ static void child_buffer(void)
 	struct fxtp_thread *t = &fxtp_self;
 	fxtp_spawn_after_fork();
 	fxtp.name_seq = 1;	/* FXT_OUTPUT.<pid> */
+	fxtp_outname_set_member(0);	/* the fork wrapper counts it; other forks do not */
 	int rc = fxtp_open_buffer();
 	if (rc < 0) {
 		__atomic_store_n(&fxtp_state, FXTP_STATE_STOPPING, __ATOMIC_RELEASE);
@@ -71,4 +76,19 @@ static void child(void)
 int fxtp_fork_init(void)
 {
 	return -pthread_atfork(prepare, parent, child);
+}
+
+FXTP_EXPORT pid_t fork(void)
+{
+	fxtp_real_init();
+	int counted = fxtp_outname_fork_prepare();
+	pid_t pid = -1;
+	if (fxtp_real.fork)
+		pid = fxtp_real.fork();
+	else
+		errno = ENOSYS;
+	int saved = errno;
+	fxtp_outname_fork_done(counted, pid);
+	errno = saved;
+	return pid;
 }

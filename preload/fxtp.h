@@ -165,7 +165,8 @@ struct fxtp_ctx {
 	 * next image of the pid at exec (exec.c). */
 	int name_seq;
 	int at_exec;			/* the exit flush runs for an exec (exec.c) */
-	int exec_empty;			/* at exec: no call or event but samples (finish_standalone) */
+	int recorded;			/* set by the flush: a call or event of this image's own (samples
+					 * aside: init.c finish_standalone) */
 	int name_freed;			/* set by the flush: this image recorded nothing and left its
 					 * name to the next image (at exec) */
 	char output_opt[4096];		/* FXT_OUTPUT as given (made absolute) */

@@ -14,8 +14,9 @@
  *                     parent (fork + exec, system, posix_spawn). After an exec of the same
  *                     pid the new image writes FXT_OUTPUT.<pid>, then FXT_OUTPUT.<pid>.<n>
  *                     (fxtp_out_name; exec.c). A process that recorded nothing leaves the
- *                     name to one that did (finish_standalone). Written as <path>.part,
- *                     then renamed.
+ *                     name to one that did: an image that execs to the next, a wrapper to
+ *                     the one program it started that recorded (outname.c). Written as
+ *                     <path>.part, then renamed.
  *   FXT_BUFFER_SIZE   bytes of the trace buffer per process under fxtrun, with an optional K,
  *                     M or G suffix (powers of 1024): 1M .. 64G, default 64M, reserved as
  *                     used. Without fxtrun the archive file is the buffer and grows as the
@@ -51,6 +52,7 @@
 #include "preload/init.h"
 #include "preload/life.h"
 #include "preload/names.h"
+#include "preload/outname.h"
 #include "preload/provider.h"
 #include "preload/real.h"
 #include "preload/sample.h"
@@ -324,18 +326,14 @@ static void close_other(struct fxtp_thread *t, void *arg)
 
 /* The standalone archive's name at the finish (README, FXT_OUTPUT): an image that recorded
  * nothing gives its name to the image that replaces it at exec (a wrapper that execs the
- * program: `env ./app`). Async-signal-safe. */
+ * program: `env ./app`), and a root to the one process it started that recorded (a wrapper
+ * that forks it: preload/outname.c). Async-signal-safe. */
 static void finish_standalone(uint64_t now, uint64_t tps)
 {
-	int empty = fxtp_standalone_empty(&fxtp.buf) || fxtp.exec_empty;
-	fxtp.name_freed = 0;
-	if (empty && fxtp.at_exec) {
-		fxtp_standalone_discard();
-		fxtp.name_freed = 1;	/* the next image takes name_seq */
-		return;
-	}
 	fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
-	fxtp_standalone_finish(&fxtp.buf, now, tps, fxtp.out_path);
+	/* name_freed: the next image takes name_seq */
+	fxtp.name_freed = fxtp_outname_finish(&fxtp.buf, now, tps, fxtp.out_path, fxtp.recorded,
+					      fxtp.at_exec);
 }
 
 void fxtp_finish(int from_signal)
@@ -357,15 +355,16 @@ void fxtp_finish(int from_signal)
 	/* Hooks already past their state check finish first (exits pop no more after it). */
 	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
-	/* At exec, an image with no call or event of its own (samples aside: a shell or wrapper
-	 * that execs the program) leaves its name to the next image (finish_standalone). */
-	fxtp.exec_empty = fxtp.at_exec && fxtp_standalone_empty(&fxtp.buf) &&
-			  (!self->base || self->top == self->base);
+	/* Whether the image has calls or events of its own (samples aside): one that has none (a
+	 * shell or wrapper) leaves its name to one that has (finish_standalone). */
+	fxtp.recorded = !fxtp_standalone_empty(&fxtp.buf) ||
+			(self->base && self->top != self->base);
 	if (from_signal)
 		fxtp_sample_stop();
 	else
 		fxtp_samples_flush(now);
 	fxtp_sched_stop(from_signal);
+	uint64_t taken = __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE);
 	if (self->base && !self->dead && !self->in_tracer)
 		fxtp_close_frames(self, &self->w, now);
 	fxt_chunk_flush(&self->w);
@@ -373,6 +372,7 @@ void fxtp_finish(int from_signal)
 	fxtp_threads_each(close_other, &now, !from_signal);
 	fxtp_spawn_flush(&others_w, now);
 	fxt_chunk_flush(&others_w);
+	fxtp.recorded |= __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE) != taken;
 	uint64_t tps = ticks_per_second();
 	fxtp.buf.hdr->ticks_per_second = tps;
 	if (!fxtp_provider_managed())	/* else fxtrun writes the archive from the buffer */
@@ -431,6 +431,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		fxtp_warn("cannot start tracing; tracing off", strerror(-rc));
 		goto out;
 	}
+	fxtp_outname_attach();
 	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
 	fxtp_sample_start();
 	fxtp_sched_start();

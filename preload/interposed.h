@@ -20,6 +20,7 @@
 #define FXTP_REAL(X)                                                                            \
 	X(init, void, _exit, NULL, int)                                                         \
 	X(init, void, _Exit, NULL, int)                                                         \
+	X(fork, pid_t, fork, NULL, void)                                                        \
 	X(thread, int, pthread_setname_np, NULL, pthread_t, const char *)                      \
 	X(thread, int, prctl, NULL, int, unsigned long, unsigned long, unsigned long,          \
 	  unsigned long)                                                                        \

@@ -5,7 +5,8 @@
  * strings names are kept in an arena and written inline in events. Slow path only. A name holds
  * while its code stays mapped: dlclose() (wrapped here) forgets the addresses of every object it
  * unloads, in the map (tombstones) and in every thread's cache, so that code loaded there next
- * (another library at the same address) is named afresh. */
+ * (another library at the same address) is named afresh; samples taken in it are named from its
+ * file at flush (samples.c). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,6 +22,7 @@
 #include "preload/fxtp.h"
 #include "preload/names.h"
 #include "preload/real.h"
+#include "preload/sample.h"
 #include "preload/thread.h"
 #include "symbolizer/symbolizer.h"
 #include "writer/fields.h"
@@ -200,11 +202,14 @@ const char *fxtp_name_slot(uint32_t v, uint32_t *len)
 /* ---- code unloaded by dlclose ---- */
 
 struct object {
-	uintptr_t lo, hi;	/* PT_LOAD span */
+	uintptr_t lo, hi;	/* PT_LOAD span, from the first segment's aligned start */
+	uintptr_t base;		/* load bias */
+	uint32_t path;		/* offset of its name in objects.paths; 0: none kept */
 };
 struct objects {
 	struct object o[MAX_OBJECTS];
-	uint32_t n;
+	uint32_t n, used;
+	char paths[MAX_OBJECTS * 64];	/* the names, for the samples of unloaded code */
 };
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *data)
@@ -216,14 +221,23 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
 			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		uintptr_t align = ph->p_align ? ph->p_align : 1;
+		uintptr_t a = info->dlpi_addr + (ph->p_vaddr & ~(align - 1));
 		if (a < lo)
 			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 	}
-	if (hi > lo && s->n < MAX_OBJECTS)
-		s->o[s->n++] = (struct object){ lo, hi };
+	if (hi <= lo || s->n == MAX_OBJECTS)
+		return 0;
+	uint32_t path = 0;
+	size_t len = info->dlpi_name ? strlen(info->dlpi_name) : 0;
+	if (len && s->used + len + 2 <= sizeof(s->paths)) {
+		path = s->used + 1;
+		memcpy(s->paths + path, info->dlpi_name, len + 1);
+		s->used += (uint32_t)len + 1;
+	}
+	s->o[s->n++] = (struct object){ lo, hi, info->dlpi_addr, path };
 	return 0;
 }
 
@@ -262,7 +276,7 @@ FXTP_EXPORT int dlclose(void *handle)
 	if (!map || !fxtp_running() || !fxtp_enter(t))
 		return fxtp_real.dlclose(handle);
 	pthread_mutex_lock(&fxtp_names_lock);
-	before.n = 0;
+	before.n = before.used = 0;
 	dl_iterate_phdr(add_object, &before);
 	pthread_mutex_unlock(&fxtp_names_lock);
 	fxtp_leave(t);
@@ -271,15 +285,19 @@ FXTP_EXPORT int dlclose(void *handle)
 		return ret;
 	int err = errno;
 	pthread_mutex_lock(&fxtp_names_lock);
-	after.n = 0;
+	after.n = after.used = 0;
 	dl_iterate_phdr(add_object, &after);
 	for (uint32_t i = 0; i < before.n; i++) {
 		uint32_t j = 0;
 		while (j < after.n && (after.o[j].lo != before.o[i].lo ||
 				       after.o[j].hi != before.o[i].hi))
 			j++;
-		if (j == after.n)
-			forget(&before.o[i]);
+		if (j == after.n) {
+			const struct object *o = &before.o[i];
+			forget(o);
+			fxtp_samples_unloaded(o->path ? before.paths + o->path : NULL, o->lo, o->hi,
+					      o->base);
+		}
 	}
 	fxt_sym_refresh(sym);
 	pthread_mutex_unlock(&fxtp_names_lock);

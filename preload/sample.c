@@ -101,10 +101,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	uint64_t *s = b->w + b->used;
+	uint64_t epoch = __atomic_load_n(&fxtp_sampling.epoch, __ATOMIC_ACQUIRE);
 	uint32_t n = walk(s + 2, (const ucontext_t *)uc);
 	if (n) {
 		s[0] = ts;
-		s[1] = n;
+		s[1] = n | epoch << 32;
 		__atomic_store_n(&b->used, b->used + 2 + n, __ATOMIC_RELEASE);
 	}
 	errno = saved;

@@ -11,12 +11,18 @@
  *    shared by consecutive samples (same names from the root down) extends one slice; a
  *    sample's stack holds until the next sample, or for one period when the next comes more
  *    than GAP_PERIODS periods later (the thread was off CPU; kernel time is not sampled).
- * Samples lost to a full pool: one instant event "samples lost" (arg count) on the process. */
+ * Samples lost to a full pool: one instant event "samples lost" (arg count) on the process.
+ * A pc in code dlclose unloaded after the sample was taken is named from the unloaded object's
+ * file (fxtp_samples_unloaded: each sample carries the count of unloads before it), not from
+ * what is mapped there at flush. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "preload/fxtp.h"
@@ -27,6 +33,18 @@
 #define FXTP_SAMPLE_TRACK(tid) ((uint64_t)(tid) | 0x40000000u) /* above every Linux tid */
 #define PC_BITS 16u
 #define GAP_PERIODS 8u /* a longer gap between samples: the thread was off CPU */
+#define MAX_UNLOADED 4096u /* objects unloaded by dlclose, kept for naming (more: 0x<pc>) */
+#define PC_SPACE 47	   /* user-space pcs are below 2^47: object numbers go above */
+
+/* Objects dlclose unloaded, in the order it did: entry i was loaded during epochs up to until
+ * (the samples of epoch <= until may hold its pcs). Appended by one writer at a time (names.c's
+ * intern lock); nunloaded published with release after the entry, which never changes. */
+struct unloaded {
+	struct fxt_sym_object o;	/* o.path NULL: unknown */
+	uint32_t until;
+};
+static struct unloaded *unloaded;
+static uint32_t nunloaded;
 
 struct name {
 	char *s;
@@ -43,6 +61,7 @@ struct flush {
 	uint32_t nnames, cnames;
 	uint16_t cat, blobname, argname; /* "sample", "fxt-sample-v1", "samples" (0: inline) */
 	uint64_t period, stop;
+	uint32_t nunloaded;	/* entries of unloaded[] when the flush began */
 };
 
 struct open_frame {
@@ -72,16 +91,55 @@ static uint32_t name_id(struct flush *f, const char *s, uint32_t len)
 	return f->nnames++;
 }
 
-/* Name id of the function holding pc (leaf: the pc itself; caller frames: the call). */
-static uint32_t pc_name(struct flush *f, uint64_t pc, int leaf)
+void fxtp_samples_unloaded(const char *path, uintptr_t lo, uintptr_t hi, uintptr_t base)
 {
-	uint64_t key = pc ^ (uint64_t)!leaf << 63;
+	uint32_t e = __atomic_load_n(&fxtp_sampling.epoch, __ATOMIC_RELAXED);
+	if (!fxtp_sampling.pool || nunloaded == MAX_UNLOADED)
+		return;
+	if (!unloaded) {
+		void *m = mmap(NULL, MAX_UNLOADED * sizeof(*unloaded), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		unloaded = m;
+	}
+	char *abs = path && *path ? realpath(path, NULL) : NULL;
+	if (!abs && path && *path == '/')
+		abs = strdup(path);
+	unloaded[nunloaded] = (struct unloaded){ { abs, lo, hi, base }, e };
+	__atomic_store_n(&nunloaded, nunloaded + 1, __ATOMIC_RELEASE);
+	/* Samples taken from now on may find other code in [lo, hi). */
+	__atomic_store_n(&fxtp_sampling.epoch, e + 1, __ATOMIC_RELEASE);
+}
+
+/* The object unloaded since a sample of epoch e was taken whose span held addr then (the first
+ * unloaded after it: entries are in epoch order), or -1: the code mapped at addr now. */
+static int32_t unloaded_at(uint64_t addr, uint32_t e, uint32_t n)
+{
+	if (e >= __atomic_load_n(&fxtp_sampling.epoch, __ATOMIC_ACQUIRE))
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (unloaded[i].until >= e && addr >= unloaded[i].o.lo && addr < unloaded[i].o.hi)
+			return (int32_t)i;
+	return -1;
+}
+
+/* Name id of the function holding pc (leaf: the pc itself; caller frames: the call) in the
+ * sample of epoch e. */
+static uint32_t pc_name(struct flush *f, uint64_t pc, int leaf, uint32_t e)
+{
+	uint64_t addr = leaf ? pc : pc - 1;
+	int32_t u = unloaded_at(addr, e, f->nunloaded);
+	uint64_t key = pc ^ (uint64_t)!leaf << 63 ^ (uint64_t)(u + 1) << PC_SPACE;
 	uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - PC_BITS));
 	for (; f->pcs[i]; i = (i + 1) & (f->pcap - 1))
 		if (f->pcs[i] == key)
 			return f->ids[i];
 	char buf[1024];
-	int n = fxt_sym_lookup(f->sym, (uintptr_t)(leaf ? pc : pc - 1), buf, sizeof(buf));
+	int n = u < 0 ? fxt_sym_lookup(f->sym, (uintptr_t)addr, buf, sizeof(buf))
+	      : unloaded[u].o.path ? fxt_sym_lookup_unloaded(f->sym, &unloaded[u].o, addr, buf,
+							     sizeof(buf))
+				   : -ENOENT;
 	if (n <= 0)
 		n = snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)pc);
 	uint32_t id = name_id(f, buf, (uint32_t)n);
@@ -158,14 +216,14 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 		uint64_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
 		for (uint64_t at = 0; at + 2 <= used;) {
 			uint64_t ts = b->w[at];
-			uint32_t n = (uint32_t)b->w[at + 1];
+			uint32_t n = (uint32_t)b->w[at + 1], e = (uint32_t)(b->w[at + 1] >> 32);
 			const uint64_t *pcs = b->w + at + 2;
 			at += 2 + n;
 			if (ts > f->stop || n == 0 || n > FXTP_SAMPLE_MAX_DEPTH)
 				continue;
 			put_raw(f, tid, ts, pcs, n);
 			for (uint32_t d = 0; d < n; d++)	/* root first */
-				ids[d] = pc_name(f, pcs[n - 1 - d], d == n - 1);
+				ids[d] = pc_name(f, pcs[n - 1 - d], d == n - 1, e);
 			uint32_t keep = 0;
 			if (nopen && ts - prev > GAP_PERIODS * f->period)
 				close_frames(f, tid, open, &nopen, 0, prev + f->period);
@@ -215,7 +273,8 @@ void fxtp_samples_flush(uint64_t stop)
 	uint64_t lost = __atomic_load_n(&fxtp_sampling.lost, __ATOMIC_RELAXED);
 	if (!fxtp_sampling.pool || (!nb && !lost))
 		return;
-	struct flush f = { .pcap = 1u << PC_BITS, .stop = stop, .period = period_ticks() };
+	struct flush f = { .pcap = 1u << PC_BITS, .stop = stop, .period = period_ticks(),
+			   .nunloaded = __atomic_load_n(&nunloaded, __ATOMIC_ACQUIRE) };
 	uint32_t *order = malloc(nb * sizeof(*order) + 1);
 	f.pcs = calloc(f.pcap, sizeof(*f.pcs));
 	f.ids = malloc(f.pcap * sizeof(*f.ids));

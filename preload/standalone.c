@@ -143,14 +143,15 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 	}
 	uint64_t end = fxt_outfile_seal(b, chunks, cutoff, cutoff, 1);
 	int fd = fxtp_grow_fd();
-	if (fd < 0 || ftruncate(fd, (off_t)end) < 0 || rename(part_path, out_path) < 0) {
+	if (fd < 0 || ftruncate(fd, (off_t)end) < 0 ||
+	    (out_path && rename(part_path, out_path) < 0)) {
 		char why[64];
 		snprintf(why, sizeof(why), "%s", strerror(fd < 0 ? EBADF : errno));
 		fxtp_warn("cannot finish the archive (run `fxt recover` on it)", part_path);
 		fxtp_warn("cause", why);
 		return;
 	}
-	report_drops(b, out_path);
+	report_drops(b, out_path ? out_path : part_path);
 }
 
 int fxtp_standalone_empty(const struct fxt_buf *b)

@@ -20,8 +20,10 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 			 const char *out_path, const char *name, pid_t pid);
 
 /* Finishes the file in place (open chunks and the durable tail become FXT, events stamped after
- * cutoff left out, the trailer with the drop count), truncates it and renames it to out_path. Prints one line when records were dropped,
- * and one when the file cannot be written. Async-signal-safe; once per buffer. */
+ * cutoff left out, the trailer with the drop count), truncates it and renames it to out_path
+ * (NULL: it stays <out>.part, finished, for preload/outname.c to name). Prints one line when
+ * records were dropped, and one when the file cannot be written. Async-signal-safe; once per
+ * buffer. */
 void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_per_second,
 			    const char *out_path);
 

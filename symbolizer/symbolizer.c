@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbolizer/internal.h"
 #include "symbolizer/symbolizer.h"
@@ -23,6 +24,8 @@ struct fxt_sym {
 	Dwfl *dwfl;			/* guarded by lock, as are the fields below */
 	struct fxt_modmap map;
 	fxt_demangle_fn *demangler;
+	Dwfl *past;			/* objects no longer loaded (fxt_sym_lookup_unloaded), or
+					 * NULL until the first such lookup */
 };
 
 struct fxt_sym *fxt_sym_new(void)
@@ -60,25 +63,21 @@ static int cut(int n, size_t buflen)
 	return n < 0 ? -EINVAL : (size_t)n >= buflen ? (int)(buflen - 1) : n;
 }
 
-/* The lookup proper, lock held. *need_cxx: a C++ name met a process without libstdc++. */
-static int lookup_locked(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen,
-			 int *need_cxx)
+/* The name of addr in mod (NULL: none holds it) of the session dwfl, lock held. *need_cxx: a
+ * C++ name met a process without libstdc++. */
+static int name_in(struct fxt_sym *sym, Dwfl *dwfl, const struct fxt_mod *mod, uintptr_t addr,
+		   char *buf, size_t buflen, int *need_cxx)
 {
-	/* The loader's counters cost one dl_iterate_phdr step: checked on every lookup, so a
-	 * library dlclose'd and replaced at the same address is never named after the old one. */
-	if (atomic_exchange(&sym->stale, 0) || fxt_modmap_changed(&sym->map))
-		rescan(sym);
-	const struct fxt_mod *mod = fxt_modmap_find(&sym->map, addr);
 	if (!mod)
 		return cut(snprintf(buf, buflen, "0x%" PRIxPTR, addr), buflen);
-	char *raw = fxt_dwfl_name(sym->dwfl, addr);
+	char *raw = fxt_dwfl_name(dwfl, addr);
 	if (!raw && errno == ENOMEM)
 		return -ENOMEM;
 	if (!raw) {
 		/* No symbol (a stripped object): the start of the function by its FDE, so the
 		 * addresses of one function share one name; addr itself when no FDE covers it. */
 		uintptr_t start = addr;
-		if (fxt_dwfl_func_start(sym->dwfl, addr, &start) || start < mod->base)
+		if (fxt_dwfl_func_start(dwfl, addr, &start) || start < mod->base)
 			start = addr;
 		return cut(snprintf(buf, buflen, "%s+0x%" PRIxPTR, mod->name, start - mod->base), buflen);
 	}
@@ -88,6 +87,18 @@ static int lookup_locked(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t 
 	int len = (int)fxt_demangle(fn, raw, buf, buflen);
 	free(raw);
 	return len;
+}
+
+/* The lookup proper, lock held. */
+static int lookup_locked(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen,
+			 int *need_cxx)
+{
+	/* The loader's counters cost one dl_iterate_phdr step: checked on every lookup, so a
+	 * library dlclose'd and replaced at the same address is never named after the old one. */
+	if (atomic_exchange(&sym->stale, 0) || fxt_modmap_changed(&sym->map))
+		rescan(sym);
+	return name_in(sym, sym->dwfl, fxt_modmap_find(&sym->map, addr), addr, buf, buflen,
+		       need_cxx);
 }
 
 int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen)
@@ -110,6 +121,32 @@ int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen
 	return len;
 }
 
+int fxt_sym_lookup_unloaded(struct fxt_sym *sym, const struct fxt_sym_object *obj,
+			    uintptr_t addr, char *buf, size_t buflen)
+{
+	int len, need_cxx = 0;
+
+	if (!sym || !obj || !obj->path || !buf || !buflen)
+		return -EINVAL;
+	const char *slash = strrchr(obj->path, '/');
+	struct fxt_mod mod = {
+		.lo = obj->lo, .hi = obj->hi, .base = obj->base,
+		.path = (char *)obj->path, .name = slash ? slash + 1 : obj->path,
+	};
+	struct fxt_modmap one = { .mods = &mod, .n = 1 };
+	pthread_mutex_lock(&sym->lock);
+	if (!sym->past)
+		sym->past = fxt_dwfl_new();
+	/* The session keeps the object's file and index while it is asked about again. */
+	if (!sym->past || fxt_dwfl_report(sym->past, &one) < 0)
+		len = name_in(sym, NULL, NULL, addr, buf, buflen, &need_cxx);
+	else
+		len = name_in(sym, sym->past, addr >= mod.lo && addr < mod.hi ? &mod : NULL, addr,
+			      buf, buflen, &need_cxx);
+	pthread_mutex_unlock(&sym->lock);
+	return len;
+}
+
 void fxt_sym_refresh(struct fxt_sym *sym)
 {
 	if (sym)
@@ -121,6 +158,8 @@ void fxt_sym_free(struct fxt_sym *sym)
 	if (!sym)
 		return;
 	fxt_dwfl_end(sym->dwfl);
+	if (sym->past)
+		fxt_dwfl_end(sym->past);
 	fxt_modmap_clear(&sym->map);
 	pthread_mutex_destroy(&sym->lock);
 	free(sym);

@@ -34,6 +34,23 @@ struct fxt_sym *fxt_sym_new(void);
  * lookups in a pthread_atfork prepare handler). */
 int fxt_sym_lookup(struct fxt_sym *sym, uintptr_t addr, char *buf, size_t buflen);
 
+/* An object that was loaded and no longer is: its file, its load bias (dlpi_addr) and the span
+ * [lo, hi) it had (its first PT_LOAD segment's start rounded down to the segment's alignment,
+ * to the end of its last). */
+struct fxt_sym_object {
+	const char *path;	/* absolute */
+	uintptr_t lo, hi, base;
+};
+
+/* As fxt_sym_lookup, for an address of code that obj held while it was loaded (dlclose'd
+ * since, maybe replaced by other code at the same address): named from obj's file on disk.
+ * An address outside obj, or a file that cannot be read: "0x<addr>". C++ names are demangled
+ * as by fxt_sym_lookup when libstdc++ is loaded. The last object asked about stays open until
+ * another one is.
+ * Fails: -EINVAL (NULL arguments, buflen 0), -ENOMEM. Thread-safe; not async-signal-safe. */
+int fxt_sym_lookup_unloaded(struct fxt_sym *sym, const struct fxt_sym_object *obj,
+			    uintptr_t addr, char *buf, size_t buflen);
+
 /* Marks the module map stale; the next lookup rescans it (lookups already notice dlopen and
  * dlclose by themselves). Takes no lock and calls nothing: a dlopen wrapper may call it anywhere.
  * Fails: never. Thread-safe. */

@@ -51,7 +51,7 @@ function(fxt_prog name source)
 endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
-		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c)
+		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c)
 	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
 	fxt_prog(${name} ${src})
 endforeach()

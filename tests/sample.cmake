@@ -62,6 +62,24 @@ if(TARGET fxt)
 		$<TARGET_FILE:fxtauto> $<TARGET_FILE:fxt> ${m_out})
 	set_tests_properties(sample-stripped PROPERTIES LABELS nosan)
 endif()
+# Samples in libraries dlclose'd before the flush, another library mapped where one was:
+# s-dlreuse and its two libraries built without instrumentation, spinning in each.
+add_executable(m-dlreuse ${CMAKE_CURRENT_SOURCE_DIR}/progs/s-dlreuse.c)
+target_compile_options(m-dlreuse PRIVATE -O2 -g -fno-inline)
+target_link_libraries(m-dlreuse PRIVATE ${CMAKE_DL_LIBS})
+foreach(lib a b)
+	add_library(m-dlreuse-${lib} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/progs/s-dlreuse-lib.c)
+	target_compile_options(m-dlreuse-${lib} PRIVATE -O2 -g -fno-inline)
+	target_compile_definitions(m-dlreuse-${lib} PRIVATE LIB=${lib}_)
+	set_target_properties(m-dlreuse-${lib} PROPERTIES OUTPUT_NAME dlreuse-${lib} PREFIX lib)
+endforeach()
+if(TARGET fxt)
+	add_test(NAME sample-dlreuse COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sample/dlreuse.sh
+		$<TARGET_FILE:fxtauto> $<TARGET_FILE:fxt> ${m_out}/dlreuse.fxt
+		$<TARGET_FILE:m-dlreuse> $<TARGET_FILE:m-dlreuse-a> $<TARGET_FILE:m-dlreuse-b>
+		100000000)
+	set_tests_properties(sample-dlreuse PROPERTIES LABELS nosan)
+endif()
 find_program(M_PYTHON3 python3)
 if(M_PYTHON3)
 	# The interpreter itself, not a launcher script (pyenv shims log to stderr and exec it:

@@ -106,6 +106,9 @@ struct fxt_buf_hdr {
 	uint32_t hdr_off;		/* offset of this header in the mapping */
 	_Atomic uint32_t open_overflow;	/* growing: a chunk was taken with the open-chunk table
 					 * full (writer/outfile.h): finishing scans every chunk */
+	/* Standalone: who takes FXT_OUTPUT among the processes this one started (the word of
+	 * preload/outname.c, shared by them through this page). */
+	_Atomic uint64_t name_tree;
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");

@@ -255,14 +255,98 @@ calls_of() {
 	for wrap in env bash; do
 		rm -f t.fxt*
 		case "$wrap" in
-		timeout) FXT_OUTPUT=t.fxt traced timeout 10 "$PROGS/s-exec" second ;;
 		env) FXT_OUTPUT=t.fxt traced env "$PROGS/s-exec" second ;;
-		sh | bash) FXT_OUTPUT=t.fxt traced "$wrap" -c "$PROGS/s-exec second" ;;
-		sh-fork) FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-exec second; true" ;;
+		bash) FXT_OUTPUT=t.fxt traced bash -c "$PROGS/s-exec second" ;;
 		esac
 		echo "$wrap: $(ls)"
 		[ "$(ls)" = t.fxt ]
 		"$FXT" check -q t.fxt
 		[ "$(calls_of t.fxt | tr '\n' ,)" = "1 main,5 new_work," ]
 	done
+}
+
+# The FXT_OUTPUT tree (preload/outname.c). calls_are FILE LIST: the archive is valid and its
+# calls are LIST ("N name," each).
+calls_are() {
+	"$FXT" check -q "$1"
+	[ "$(calls_of "$1" | tr '\n' ,)" = "$2" ]
+}
+
+# gone PID: waits until the process PID has ended (it is not our child; bounded).
+gone() {
+	timeout 60 bash -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.02; done' "$1"
+}
+
+# filled FILE: waits until FILE holds a line (bounded).
+filled() {
+	timeout 60 bash -c 'until [ -s "$0" ]; do sleep 0.02; done' "$1"
+}
+
+@test "a wrapper that forks the one program that records leaves FXT_OUTPUT to it" {
+	for wrap in timeout sh xargs nice; do
+		rm -f t.fxt*
+		case "$wrap" in
+		timeout) FXT_OUTPUT=t.fxt traced timeout 10 "$PROGS/s-exec" second ;;
+		sh) FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-exec second; true" ;;
+		xargs) echo second | FXT_OUTPUT=t.fxt traced xargs -n1 "$PROGS/s-exec" ;;
+		nice) FXT_OUTPUT=t.fxt traced sh -c "nice $PROGS/s-exec second; true" ;;
+		esac
+		echo "$wrap: $(ls)"
+		[ "$(ls)" = t.fxt ]
+		calls_are t.fxt "1 main,5 new_work,"
+	done
+}
+
+@test "several programs record under one wrapper: each keeps FXT_OUTPUT.<pid>, none FXT_OUTPUT" {
+	for wrap in sh xargs; do
+		rm -f t.fxt*
+		case "$wrap" in
+		sh) FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-exec second; $PROGS/s-exec second; true" ;;
+		xargs) printf 'second\nsecond\n' | FXT_OUTPUT=t.fxt traced xargs -n1 "$PROGS/s-exec" ;;
+		esac
+		echo "$wrap: $(ls)"
+		[ "$(ls | wc -l)" -eq 2 ]
+		[ "$(ls | grep -cEx 't\.fxt\.[0-9]+')" -eq 2 ]
+		for f in t.fxt.*; do calls_are "$f" "1 main,5 new_work,"; done
+	done
+}
+
+@test "a parent that records and forks keeps FXT_OUTPUT, its child writes FXT_OUTPUT.<pid>" {
+	FXT_OUTPUT=t.fxt traced "$PROGS/s-fork"
+	[ "$(ls | wc -l)" -eq 2 ]
+	calls_are t.fxt "20 leaf,1 main,20 parent_work,1 spawn,"
+	calls_are "$(ls | grep -Ex 't\.fxt\.[0-9]+')" "5 child_work,5 leaf,"
+}
+
+@test "a wrapper killed before its program ends leaves FXT_OUTPUT to the program" {
+	FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-wait go > pid; true" 3>&- &
+	sh=$!
+	filled pid
+	kill -TERM "$sh"
+	wait "$sh" || [ $? -eq 143 ]
+	p=$(cat pid)
+	# the wrapper's empty archive waits for the program, which is still running
+	[ "$(ls | tr '\n' ' ')" = "pid t.fxt.$p.part t.fxt.part " ]
+	touch go
+	gone "$p"
+	[ "$(ls | tr '\n' ' ')" = "go pid t.fxt " ]
+	calls_are t.fxt "1 main,4 step,"
+}
+
+@test "a program still running when its wrapper exits takes FXT_OUTPUT when it ends" {
+	FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-wait go > pid &" 3>&-
+	filled pid
+	p=$(cat pid)
+	[ "$(ls | tr '\n' ' ')" = "pid t.fxt.$p.part t.fxt.part " ]
+	touch go
+	gone "$p"
+	[ "$(ls | tr '\n' ' ')" = "go pid t.fxt " ]
+	calls_are t.fxt "1 main,4 step,"
+}
+
+@test "a wrapper whose programs record nothing keeps FXT_OUTPUT (its own empty archive)" {
+	FXT_OUTPUT=t.fxt traced sh -c "/bin/true; true"
+	[ "$(ls | wc -l)" -eq 2 ]
+	[ "$("$FXT" stats t.fxt | awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $NF }')" = sh ]
+	calls_are t.fxt ""
 }

@@ -104,6 +104,27 @@ struct expect {
 static struct expect table[6];
 static struct fxt_sym *shared_sym;
 
+/* The span and load bias of the loaded object whose bias is o->base (fxt_sym_object's rules). */
+static int span_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct fxt_sym_object *o = data;
+	(void)size;
+	if (info->dlpi_addr != o->base)
+		return 0;
+	o->lo = UINTPTR_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + (ph->p_vaddr & ~(ph->p_align - 1));
+		if (a < o->lo)
+			o->lo = a;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > o->hi)
+			o->hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	return 1;
+}
+
 static void *hammer(void *arg)
 {
 	char buf[256];
@@ -189,7 +210,22 @@ int main(void)
 		   "an exported function of a dlopen'ed library is named (got %s)", name);
 		ok(!strcmp(lookup(sym, hidden()), "lib_hidden"),
 		   "a static function of a dlopen'ed library is named (got %s)", name);
+		uintptr_t hid = hidden();
+		struct link_map *lm = NULL;
+		dlinfo(plain, RTLD_DI_LINKMAP, &lm);
+		struct fxt_sym_object o = { .path = PLAIN_LIB, .base = lm ? lm->l_addr : 0 };
+		dl_iterate_phdr(span_of, &o);
 		dlclose(plain);
+		char buf[256];
+		ok(o.hi > o.lo && fxt_sym_lookup_unloaded(sym, &o, exp, buf, sizeof(buf)) > 0 &&
+		   !strcmp(buf, "lib_exported"),
+		   "after dlclose, an exported function is named from the unloaded file (got %s)", buf);
+		ok(fxt_sym_lookup_unloaded(sym, &o, hid, buf, sizeof(buf)) > 0 &&
+		   !strcmp(buf, "lib_hidden"), "and a static one too (got %s)", buf);
+		ok(fxt_sym_lookup_unloaded(sym, &o, o.hi, buf, sizeof(buf)) > 0 && !strncmp(buf, "0x", 2),
+		   "an address past the unloaded object's span is 0x<addr> (got %s)", buf);
+		ok(fxt_sym_lookup_unloaded(sym, NULL, exp, buf, sizeof(buf)) == -EINVAL,
+		   "no object: -EINVAL");
 	}
 	void *split = dlopen(SPLIT_LIB, RTLD_NOW | RTLD_LOCAL);
 	ok(split && !has_symbol(SPLIT_LIB, "lib_hidden") && has_symbol(SPLIT_LIB ".debug", "lib_hidden"),

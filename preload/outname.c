@@ -1,0 +1,248 @@
+/* FXT_OUTPUT among a tree of processes traced without fxtrun (outname.h): a wrapper (timeout,
+ * sh -c, xargs) records nothing and the program it runs does, so the name goes to the program;
+ * a parent that records keeps it. The root (the first process, FXT_OUTPUT.part) and every
+ * member (a process forked or started by one of them) share one word in the root's archive
+ * header page, mapped shared by each (a fork child inherits the mapping, a new image maps the
+ * file again by name). Invariants: each change of the word is one compare-and-swap; the change
+ * that ends the tree (root ended with nothing recorded, no member left) also marks it decided,
+ * so exactly one process renames files, and only after every member finished its own archive;
+ * once the root keeps the name or the names are decided nobody writes the word again (the page
+ * may then belong to a finished archive). Files are only renamed onto FXT_OUTPUT, which in one
+ * tree only that one process or the root that recorded does. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/proc.h"
+#include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/outname.h"
+#include "preload/provider.h"
+#include "preload/standalone.h"
+#include "writer/outfile.h"
+
+/*
+ * The word (struct fxt_buf_hdr.name_tree):
+ *   bits  0..23  live: members counted and not ended (the root is not one)
+ *   bits 24..25  members whose image recorded something: 0, 1, 2 (two or more)
+ *   bit  26      DONE: the root ended with nothing recorded; its archive waits at R.part
+ *   bit  27      DECIDED: the last one is naming the files
+ *   bit  28      KEEP: the root keeps R (it recorded, or exec'd): members change nothing
+ *   bits 32..63  pid of the first member that recorded (its archive is R.<pid>)
+ * R is FXT_OUTPUT. A member's first recording image always writes R.<pid>: an image that
+ * recorded nothing gives its number to the next (exec.c).
+ */
+#define LIVE 0xffffffULL
+#define REC_SHIFT 24
+#define REC_MASK (3ULL << REC_SHIFT)
+#define DONE (1ULL << 26)
+#define DECIDED (1ULL << 27)
+#define KEEP (1ULL << 28)
+#define PID_SHIFT 32
+
+_Static_assert(FXT_OUTFILE_HDR_OFF + sizeof(struct fxt_buf_hdr) <= FXT_OUTFILE_SLOTS_OFF,
+	       "the header, with the word, sits before the open-chunk table");
+
+static _Atomic uint64_t *tree;	/* the word in the root's page, or NULL: no tree */
+static uint64_t root_pid;	/* pid of the root (the page's writer) */
+static int member;		/* this pid is counted in live */
+static int member_of;		/* before attach: root of the tree the last image was in */
+
+/* The parent of pid from /proc/<pid>/stat, or 0. */
+static int parent_of(int pid)
+{
+	char buf[512];
+	const char *p = fxt_proc_stat(pid, buf, sizeof(buf));
+	int ppid = 0;
+	if (!p || p[0] != ' ' || !p[1] || p[2] != ' ')
+		return 0;
+	for (p += 3; *p >= '0' && *p <= '9'; p++)
+		ppid = ppid * 10 + (*p - '0');
+	return ppid;
+}
+
+/* Whether pid is an ancestor of this process (at most 64 levels up). */
+static int is_ancestor(uint64_t pid)
+{
+	int p = (int)getppid();
+	for (int i = 0; i < 64 && p > 1; i++, p = parent_of(p))
+		if ((uint64_t)p == pid)
+			return 1;
+	return 0;
+}
+
+/* Maps the header page of <FXT_OUTPUT>.part when it is a live growing archive of ours written
+ * by this process (own: the same buffer), by process `root` (a member's later image: the root
+ * may have ended), or else by an ancestor; else NULL. */
+static struct fxt_buf_hdr *map_root(int own, int root)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%.4090s.part", fxtp.output_opt);
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    st.st_size >= (off_t)FXT_BUF_HDR_SIZE)
+		m = mmap(NULL, FXT_BUF_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct fxt_buf_hdr *h = (struct fxt_buf_hdr *)((uint8_t *)m + FXT_OUTFILE_HDR_OFF);
+	int ok = h->magic == FXT_BUF_MAGIC && h->version == FXT_BUF_VERSION &&
+		 h->mode == FXT_BUF_GROWING;
+	if (ok && own)
+		ok = h->pid == (uint64_t)fxtp.pid && h->start_ticks == fxtp.buf.hdr->start_ticks;
+	else if (ok && root)
+		ok = h->pid == (uint64_t)root;
+	else if (ok)
+		ok = h->pid != (uint64_t)fxtp.pid && is_ancestor(h->pid);
+	if (!ok) {
+		munmap(m, FXT_BUF_HDR_SIZE);
+		return NULL;
+	}
+	return h;
+}
+
+/* Adds a member: live + 1 unless the name is kept or decided. 1 if counted. */
+static int join(void)
+{
+	uint64_t w = __atomic_load_n(tree, __ATOMIC_ACQUIRE);
+	do {
+		if ((w & (DECIDED | KEEP)) || (w & LIVE) == LIVE)
+			return 0;
+	} while (!__atomic_compare_exchange_n(tree, &w, w + 1, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	return 1;
+}
+
+/* Gives the names once the tree ended: the root's empty archive becomes R if no member
+ * recorded, the one member's archive if one did; with two or more nothing is at R. */
+static void name_files(uint64_t w)
+{
+	char part[4200], one[4200];
+	const char *r = fxtp.output_opt;
+	snprintf(part, sizeof(part), "%.4090s.part", r);
+	uint64_t recorders = (w & REC_MASK) >> REC_SHIFT;
+	int rc = 0;
+	if (!recorders) {
+		rc = rename(part, r);
+	} else {
+		if (recorders == 1) {
+			snprintf(one, sizeof(one), "%.4000s.%u", r, (unsigned)(w >> PID_SHIFT));
+			rc = rename(one, r);
+		}
+		unlink(part);
+	}
+	if (rc < 0)
+		fxtp_warn("cannot name the trace", strerror(errno));
+}
+
+/* A member's image ended (ends: the process, not an exec) having recorded or not. */
+static void leave(int recorded, int ends)
+{
+	uint64_t w = __atomic_load_n(tree, __ATOMIC_ACQUIRE), n;
+	do {
+		if (w & (DECIDED | KEEP))
+			return;
+		n = w - (uint64_t)!!ends;
+		if (recorded) {
+			uint64_t r = (w & REC_MASK) >> REC_SHIFT;
+			if (!r)
+				n |= (uint64_t)fxtp.pid << PID_SHIFT;
+			if (r < 2)
+				n += 1ULL << REC_SHIFT;
+		}
+		if ((n & DONE) && !(n & LIVE))
+			n |= DECIDED;
+	} while (!__atomic_compare_exchange_n(tree, &w, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (n & DECIDED)
+		name_files(n);
+}
+
+static int is_root(void)
+{
+	return tree && root_pid == (uint64_t)fxtp.pid;
+}
+
+void fxtp_outname_attach(void)
+{
+	if (!fxtp.output_set || fxtp_provider_managed())
+		return;
+	struct fxt_buf_hdr *h = NULL;
+	if (!fxtp.name_seq)
+		h = map_root(1, 0);
+	else if (member_of || fxtp.parent_traced)
+		h = map_root(0, member_of);
+	member = member_of && h;
+	if (!h)
+		return;
+	tree = &h->name_tree;
+	root_pid = h->pid;
+	/* A program started without fork (vfork or posix_spawn, then exec) joins here. */
+	if (fxtp.name_seq && !member && !(member = join())) {
+		munmap((uint8_t *)h - FXT_OUTFILE_HDR_OFF, FXT_BUF_HDR_SIZE);
+		tree = NULL;
+	}
+}
+
+int fxtp_outname_member(void)
+{
+	return tree && member ? (int)root_pid : 0;
+}
+
+void fxtp_outname_set_member(int root)
+{
+	member = member_of = root;
+}
+
+int fxtp_outname_fork_prepare(void)
+{
+	if (!tree || !fxtp_running() || getpid() != fxtp.pid || (!member && !is_root()))
+		return 0;
+	return join();
+}
+
+void fxtp_outname_fork_done(int counted, int pid)
+{
+	if (!pid)
+		member = counted;	/* (the fork handler cleared member_of) */
+	else if (pid < 0 && counted)
+		leave(0, 1);
+}
+
+int fxtp_outname_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t tps, const char *out_path,
+			int recorded, int at_exec)
+{
+	if (is_root() && !recorded && !at_exec &&
+	    !(__atomic_load_n(tree, __ATOMIC_ACQUIRE) & KEEP)) {
+		fxtp_standalone_finish(b, cutoff, tps, NULL);	/* stays R.part for now */
+		uint64_t w = __atomic_load_n(tree, __ATOMIC_ACQUIRE), n;
+		do {
+			n = w | DONE;
+			if (!(n & LIVE))
+				n |= DECIDED;
+		} while (!__atomic_compare_exchange_n(tree, &w, n, 0, __ATOMIC_ACQ_REL,
+						      __ATOMIC_ACQUIRE));
+		if (n & DECIDED)
+			name_files(n);
+		return 0;
+	}
+	if (is_root())
+		__atomic_fetch_or(tree, KEEP, __ATOMIC_ACQ_REL);
+	if (!recorded && at_exec) {
+		fxtp_standalone_discard();
+		return 1;
+	}
+	fxtp_standalone_finish(b, cutoff, tps, out_path);
+	if (tree && member)
+		leave(recorded, !at_exec);
+	return 0;
+}
