@@ -3,13 +3,16 @@
  * starts the program with the preload and the options in its environment (its stdio, terminal
  * and process group are its own), serves the providers until the whole process tree is gone
  * (subreaper), writes one archive to a temporary name and renames it, prints a summary, and
- * exits with the program's status (128+N for signal N). */
+ * exits with the program's status (128+N for signal N). With --start-stopped there is no session:
+ * the program's processes register with the manager service (started if need be), which its
+ * clients (fxt record --pid, start, stop, snapshot) control; fxtrun waits and forwards signals. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +29,9 @@
 #include "common/forward.h"
 #include "common/options.h"
 #include "common/protocol.h"
+#include "common/registry.h"
 #include "launcher/cmd.h"
+#include "launcher/ctl.h"
 #include "launcher/manager.h"
 #include "launcher/session.h"
 #include "launcher/summary.h"
@@ -44,7 +49,10 @@ static const char usage_head[] =
 	"                          bounded memory), circular (keeps the most recent records),\n"
 	"                          oneshot (stops recording when the buffer is full)\n"
 	"  --no-functions          record no function calls\n"
-	"  --no-follow             trace only the first process, not its children\n";
+	"  --no-follow             trace only the first process, not its children\n"
+	"  --start-stopped         record nothing yet: the program's processes register with\n"
+	"                          the trace manager service, and fxt record --pid, fxt start,\n"
+	"                          stop and snapshot trace them (-o and --mode go there)\n";
 static const char usage_tail[] = "  -h, --help              this text\n";
 
 #define COL 26	/* where the help text of a usage line starts */
@@ -99,7 +107,7 @@ static int bad(const char *fmt, const char *arg)
 struct opts {
 	const char *output, *mode;
 	char *val[NSETTINGS];	/* per fxt_options entry: the value given (joined if repeated) */
-	int no_functions, no_follow;
+	int no_functions, no_follow, start_stopped;
 };
 
 /* Sets (or, repeatable, appends with ',') the value of a setting. Fails: -1 (no memory). */
@@ -128,7 +136,7 @@ static void free_opts(struct opts *o)
  * is checked by the table's parser, the same one the preload applies to its variable. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_MODE = 256, OPT_NOFN, OPT_NOFOLLOW, OPT_SETTING = 512 };
+	enum { OPT_MODE = 256, OPT_NOFN, OPT_NOFOLLOW, OPT_STOPPED, OPT_SETTING = 512 };
 	_Static_assert(NSETTINGS >= 11, "NSETTINGS");
 	if (fxt_options_count > NSETTINGS)
 		return -bad("%s", "internal error: too many settings");
@@ -137,6 +145,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "no-functions", no_argument, NULL, OPT_NOFN },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
+		{ "start-stopped", no_argument, NULL, OPT_STOPPED },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	size_t nl = 0;
@@ -189,6 +198,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_NOFOLLOW:
 			o->no_follow = 1;
 			break;
+		case OPT_STOPPED:
+			o->start_stopped = 1;
+			break;
 		case 'h':
 			print_usage();
 			return -0;
@@ -212,6 +224,9 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind >= argc)
 		return -bad("no program to trace", NULL);
+	if (o->start_stopped && (o->output || o->mode))
+		return -bad("--start-stopped: %s goes to the command that records (fxt record --pid, "
+			    "fxt start, fxt stop)", o->output ? "-o" : "--mode");
 	return optind;
 }
 
@@ -248,14 +263,20 @@ static int resolve(const char *prog, char *out, size_t size)
 	}
 }
 
+/* The program's environment: the preload, then fxtrun's session (s) or, with s NULL
+ * (--start-stopped), registration with the manager service; and the settings. */
 static int set_env(const struct opts *o, const struct fxt_session *s, const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *pre = NULL;
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "") < 0)
 		return -1;
-	int rc = setenv("LD_PRELOAD", pre, 1) | setenv(FXT_ENV_SESSION, s->dir, 1) |
-		 setenv(FXT_ENV_MODE, o->mode ? o->mode : "streaming", 1);
+	int rc = setenv("LD_PRELOAD", pre, 1);
+	if (s)
+		rc |= setenv(FXT_ENV_SESSION, s->dir, 1) |
+		      setenv(FXT_ENV_MODE, o->mode ? o->mode : "streaming", 1);
+	else
+		rc |= setenv(FXT_ENV_REGISTER, "1", 1);
 	free(pre);
 	if (o->no_follow)
 		rc |= setenv(FXT_ENV_NO_FOLLOW, "1", 1);
@@ -291,7 +312,8 @@ static void forward(pid_t child, int sig, pid_t sender)
 		kill(child, sig);
 }
 
-/* Serves the providers until every process of the tree is gone, or a second SIGINT/SIGTERM.
+/* Serves the providers (m NULL: none, --start-stopped) until every process of the tree is gone,
+ * or a second SIGINT/SIGTERM.
  * A signal from the terminal (SI_KERNEL) reached the program's process group, the program with
  * it: not forwarded. One sent to fxtrun is forwarded once, tagged with its sender (the same
  * signal from the same sender again within 100 ms is one signal sent twice, as timeout(1) does:
@@ -302,7 +324,8 @@ static int serve(struct fxt_manager *m, int sfd, pid_t child)
 	uint32_t last_pid = 0;
 	double last_at = 0;
 	for (;;) {
-		int r = fxt_manager_poll(m, sfd, 1000);
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		int r = m ? fxt_manager_poll(m, sfd, 1000) : poll(&pfd, 1, 1000);
 		if (r < 0)
 			fprintf(stderr, ME ": waiting for the program: %s\n", strerror(-r));
 		struct signalfd_siginfo si;
@@ -341,6 +364,33 @@ static void print_end(int status)
 			strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
 }
 
+/* Makes fxtrun's session and its temporary archive (returned, its name in tmp): after the
+ * session, and noted there at once, so that a cleanup after fxtrun is killed finds it; under a
+ * fresh name in the archive's directory (never following a link someone planted there), renamed
+ * once complete. Fails: -1 after printing why (nothing left behind). */
+static int open_archive(struct fxt_session *s, const char *output, char *tmp, size_t size)
+{
+	fxt_session_clean(NULL);	/* sessions of managers that were killed */
+	int rc = fxt_session_create(s);
+	if (rc < 0) {
+		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
+		return -1;
+	}
+	snprintf(tmp, size, "%s.%d.tmp", output, (int)getpid());
+	int out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out_fd < 0 && errno == EEXIST) {
+		snprintf(tmp, size, "%s.XXXXXX.tmp", output);
+		out_fd = mkostemps(tmp, 4, O_CLOEXEC);
+	}
+	if (out_fd < 0) {
+		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
+		fxt_session_remove(s);
+		return -1;
+	}
+	fxt_session_note_archive(s, tmp, out_fd);
+	return out_fd;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static struct opts o;	/* static: values stay reachable on the early returns */
@@ -376,28 +426,19 @@ int cmd_record(int argc, char **argv)
 			strerror(-rc));
 		return 1;
 	}
-	fxt_session_clean(NULL);	/* sessions of managers that were killed */
-	struct fxt_session s;
-	if ((rc = fxt_session_create(&s)) < 0) {
-		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
-		return 1;
+	struct fxt_session s = { .listen_fd = -1 };
+	struct fxt_manager *m = NULL;
+	int out_fd = -1;
+	if (o.start_stopped) {
+		/* The manager service records, started now if it does not run. */
+		if ((rc = fxt_ctl_connect(ME, 1)) < 0)
+			return 1;
+		close(rc);
+	} else {
+		if ((out_fd = open_archive(&s, output, tmp, sizeof(tmp))) < 0)
+			return 1;
+		m = fxt_manager_new(s.dir, out_fd, s.listen_fd);
 	}
-	/* The archive is written from the start under a fresh name in its directory (never
-	 * following a link someone planted there) and renamed once complete; it is made after the
-	 * session and noted there at once, so that a cleanup after fxtrun is killed finds it. */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", output, (int)getpid());
-	int out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out_fd < 0 && errno == EEXIST) {
-		snprintf(tmp, sizeof(tmp), "%s.XXXXXX.tmp", output);
-		out_fd = mkostemps(tmp, 4, O_CLOEXEC);
-	}
-	if (out_fd < 0) {
-		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
-		fxt_session_remove(&s);
-		return 1;
-	}
-	fxt_session_note_archive(&s, tmp, out_fd);
-	struct fxt_manager *m = fxt_manager_new(s.dir, out_fd, s.listen_fd);
 	sigset_t mask, old;
 	sigemptyset(&mask);
 	for (int sig = 1; sig < NSIG; sig++)
@@ -406,11 +447,14 @@ int cmd_record(int argc, char **argv)
 			sigaddset(&mask, sig);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (!m || sfd < 0 || set_env(&o, &s, lib) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+	if ((!m && !o.start_stopped) || sfd < 0 || set_env(&o, m ? &s : NULL, lib) < 0 ||
+	    prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		fprintf(stderr, ME ": cannot start the session: %s\n", strerror(errno));
-		fxt_session_remove(&s);
-		close(out_fd);
-		unlink(tmp);
+		if (m) {
+			fxt_session_remove(&s);
+			close(out_fd);
+			unlink(tmp);
+		}
 		return 1;
 	}
 
@@ -429,30 +473,37 @@ int cmd_record(int argc, char **argv)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	int status = child < 0 ? 1 << 8 : -1;	/* could not start: exit status 1 */
-	if (child < 0)
+	if (child < 0) {
 		fprintf(stderr, ME ": cannot start %s: %s\n", argv[at], strerror(errno));
-	else
-		status = serve(m, sfd, child);
-	double secs = now_s() - t0;
-	for (int i = 0; i < 8 && fxt_manager_poll(m, -1, 0) >= 0; i++)
-		;	/* late STARTED and SAVE_BUFFER packets */
-
-	struct fxt_manager_stats st;
-	rc = fxt_manager_write(m, &st);
-	if (close(out_fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, output) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		unlink(tmp);
-		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
 	} else {
-		fxt_summary_print(ME, &st, secs, output,
-				  "a statically linked program, or one that clears LD_PRELOAD?");
+		if (!m)
+			fprintf(stderr, ME ": %d registered with the trace manager, recording nothing "
+				"yet: fxt record --pid %d -o FILE, or fxt start --pid %d then "
+				"fxt stop -o FILE\n", (int)child, (int)child, (int)child);
+		status = serve(m, sfd, child);
+	}
+	double secs = now_s() - t0;
+	rc = 0;
+	if (m) {
+		for (int i = 0; i < 8 && fxt_manager_poll(m, -1, 0) >= 0; i++)
+			;	/* late STARTED and SAVE_BUFFER packets */
+		struct fxt_manager_stats st;
+		rc = fxt_manager_write(m, &st);
+		if (close(out_fd) < 0 && rc == 0)
+			rc = -errno;
+		if (rc == 0 && rename(tmp, output) < 0)
+			rc = -errno;
+		if (rc < 0) {
+			unlink(tmp);
+			fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
+		} else {
+			fxt_summary_print(ME, &st, secs, output, "a statically linked program, or "
+					  "one that clears LD_PRELOAD?");
+		}
+		fxt_manager_free(m);
+		fxt_session_remove(&s);
 	}
 	print_end(status);
-	fxt_manager_free(m);
-	fxt_session_remove(&s);
 	close(sfd);
 	free_opts(&o);
 
