@@ -39,11 +39,13 @@ _Static_assert(SAME_TYPE(NULL) && SAME_TYPE(INT32) && SAME_TYPE(UINT32) && SAME_
 #define LOG_STACK_BUF 1024u
 #define LOG_HEAP_BUF (FXT_STRING_MAX_LEN + 8)
 
-/* 0 while the API records nothing; bumped (never to 0) in a fork child. Written by the
- * constructor and the fork child handler only; read relaxed by every macro. */
+/* 0 while the API records nothing; a new one (never 0) at each start of tracing (with its
+ * categories) and in a fork child. Written by the constructor, the provider thread
+ * (registry.c) and the fork child handler only; read relaxed by every macro. */
 uint32_t fxt_api_gen;
 
-/* FXT_CATEGORIES as given (comma-separated, "x*" matches a prefix); empty: all enabled. */
+/* FXT_CATEGORIES as given, or a START's categories (comma-separated, "x*" matches a prefix);
+ * empty: all enabled. Changed only while fxt_api_gen is 0 (no site refreshes then). */
 static char categories[4096];
 
 /* Content -> string index, so that every site naming "net" shares one string record.
@@ -399,15 +401,34 @@ void fxtp_api_fork_child(void)
 		__atomic_store_n(&fxt_api_gen, gen + 1 ? gen + 1 : 1, __ATOMIC_RELAXED);
 }
 
+/* The latest generation published (a fork child's included), so a new one is never reused. */
+static uint32_t last_gen;
+
+static void note_gen(void)
+{
+	uint32_t gen = __atomic_load_n(&fxt_api_gen, __ATOMIC_RELAXED);
+	if (gen > last_gen)
+		last_gen = gen;
+}
+
+void fxtp_api_start(const char *cats)
+{
+	note_gen();
+	snprintf(categories, sizeof(categories), "%s", cats ? cats : "");
+	last_gen = last_gen + 1 ? last_gen + 1 : 1;
+	__atomic_store_n(&fxt_api_gen, last_gen, __ATOMIC_RELEASE);
+}
+
+void fxtp_api_stop(void)
+{
+	note_gen();
+	__atomic_store_n(&fxt_api_gen, 0, __ATOMIC_RELEASE);
+}
+
 /* Called by fxtp_init after RUNNING (life.h); the fork handlers are fork.c's. */
 void fxtp_api_init(void)
 {
-	const char *cats = fxtp_settings.categories;	/* checked by fxtp_init */
-
-	if (!fxtp_running())
-		return;
 	_Static_assert(sizeof categories > FXT_CATEGORIES_MAX, "FXT_CATEGORIES fits");
-	if (cats)
-		strcpy(categories, cats);
-	__atomic_store_n(&fxt_api_gen, 1, __ATOMIC_RELEASE);
+	if (fxtp_running())
+		fxtp_api_start(fxtp_settings.categories);	/* checked by fxtp_init */
 }

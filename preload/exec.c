@@ -102,7 +102,7 @@ static char *const *before(struct exec_state *st, char *const envp[])
 	fxtp_real_init();
 	st->traced = 0;
 	st->env = NULL;
-	if (!fxtp_running() || getpid() != fxtp.pid)
+	if (!fxtp_traced() || getpid() != fxtp.pid)
 		return envp;	/* untraced, or a vfork child: the buffer is its parent's */
 	int saved = errno;
 	struct fxtp_thread *t = &fxtp_self;
@@ -147,7 +147,7 @@ static void after(struct exec_state *st)
 			fxtp_warn("cannot create a buffer after a failed exec; tracing off", NULL);
 	} else {
 		fxtp_threads_after_fork(t);
-		__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
+		fxtp_state_move(fxtp_state_word(), FXTP_STATE_RUNNING);
 		fxtp_sample_start();
 		fxtp_sched_start();
 	}

@@ -6,7 +6,8 @@
  * path, a fresh thread registry, and marks the frames it inherited as not its own (they pair
  * with exits but are never recorded); then each part that keeps state starts over.
  * Left out: sample.c registers its own child handler when sampling starts (it runs after
- * these: a handler registered later runs later in the child). */
+ * these: a handler registered later runs later in the child). A registered child (FXT_REGISTER)
+ * then registers anew: registry.c starts its own provider thread last. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "preload/names.h"
 #include "preload/outname.h"
 #include "preload/real.h"
+#include "preload/registry.h"
 #include "preload/sched.h"
 #include "preload/thread.h"
 #include "preload/wait.h"
@@ -47,7 +49,7 @@ static void parent(void)
 /* The child's own buffer, name and thread registry (tracing stops in it if that fails). */
 static void child_buffer(void)
 {
-	if (!fxtp_running())
+	if (!fxtp_traced())
 		return;
 	struct fxtp_thread *t = &fxtp_self;
 	fxtp_spawn_after_fork();
@@ -55,7 +57,7 @@ static void child_buffer(void)
 	fxtp_outname_set_member(0);	/* the fork wrapper counts it; other forks do not */
 	int rc = fxtp_open_buffer();
 	if (rc < 0) {
-		__atomic_store_n(&fxtp_state, FXTP_STATE_STOPPING, __ATOMIC_RELEASE);
+		fxtp_state_move(fxtp_state_word(), FXTP_STATE_STOPPING);
 		if (rc != -ECANCELED)	/* -ECANCELED: fxtrun --no-follow (provider.c) */
 			fxtp_warn("cannot create the buffer of a forked child; tracing off in it",
 				  NULL);
@@ -71,6 +73,7 @@ static void child(void)
 	fxtp_sched_fork_child();
 	fxtp_api_fork_child();
 	fxtp_uobj_fork_release();
+	fxtp_registry_fork_child();
 }
 
 int fxtp_fork_init(void)

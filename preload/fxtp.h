@@ -22,19 +22,49 @@
 #define FXTP_TLS __thread __attribute__((tls_model("initial-exec")))
 #define FXTP_EXPORT __attribute__((visibility("default"), no_instrument_function))
 
-/* Global state. Slow paths and wrappers do nothing unless RUNNING; the hooks' fast path does not
- * read it (a thread is only set up while RUNNING, and what it writes after STOPPING lands in a
- * buffer already archived, or is left out by the stop time). */
+/* Global state word: the state in its low bits, a generation above them that every change of
+ * state bumps. A thread records under the RUNNING word it joined (fxtp_thread.run_key): both
+ * hooks compare the word with it, so any change (a stop, a new start, a trigger) sends every
+ * thread once through its slow path, where it rejoins the new trace or records nothing
+ * (stack.c fxtp_join). Slow paths and wrappers do nothing unless RUNNING. Changed only by the
+ * constructor, the exit flush, the provider thread (registry.c: START, STOP, triggers), fork
+ * and exec, through fxtp_state_move(). */
 enum fxtp_state {
 	FXTP_STATE_SETUP = 0,	 /* constructor not done (or tracing refused: stays here) */
 	FXTP_STATE_RUNNING = 1,	 /* hooks record */
-	FXTP_STATE_STOPPING = 2, /* the archive is being or has been written */
+	FXTP_STATE_STOPPING = 2, /* the buffer is being (or has been) finished */
+	FXTP_STATE_IDLE = 3,	 /* registered with a manager (FXT_REGISTER), no trace: no buffer */
+	FXTP_STATE_ARMED = 4,	 /* a trace's buffer exists, recording waits for a start trigger
+				  * (or paused by a stop trigger) */
 };
-extern int fxtp_state;
+#define FXTP_STATE_MASK 7u
+#define FXTP_STATE_GEN 8u	/* one generation */
+extern uint32_t fxtp_state;
+
+static inline uint32_t fxtp_state_word(void)
+{
+	return __atomic_load_n(&fxtp_state, __ATOMIC_RELAXED);
+}
 
 static inline int fxtp_running(void)
 {
-	return __atomic_load_n(&fxtp_state, __ATOMIC_RELAXED) == FXTP_STATE_RUNNING;
+	return (fxtp_state_word() & FXTP_STATE_MASK) == FXTP_STATE_RUNNING;
+}
+
+/* Whether a buffer is live: RUNNING, or ARMED (made, waiting for a start trigger). */
+static inline int fxtp_traced(void)
+{
+	uint32_t s = fxtp_state_word() & FXTP_STATE_MASK;
+	return s == FXTP_STATE_RUNNING || s == FXTP_STATE_ARMED;
+}
+
+/* Moves the state from word `from` to state `to` with the next generation (compare and swap:
+ * 0 when the word was not `from` any more). Returns the new word, or 0. Async-signal-safe. */
+static inline uint32_t fxtp_state_move(uint32_t from, enum fxtp_state to)
+{
+	uint32_t next = ((from & ~FXTP_STATE_MASK) + FXTP_STATE_GEN) | (uint32_t)to;
+	return __atomic_compare_exchange_n(&fxtp_state, &from, next, 0, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED) ? next : 0;
 }
 
 /* Name values (names.c's shared map): below 0x8000 an indexed string ref; otherwise one of
@@ -121,6 +151,8 @@ struct fxtp_thread {
 	uint32_t thread_index;		/* 1..255, or 0: events carry koids inline */
 	uint64_t hdr_base;		/* complete-event header without the name ref */
 	struct fxt_chunk_w w;
+	uint32_t run_key;		/* the RUNNING state word this thread recorded under last */
+	uint32_t buf_gen;		/* fxtp_ctx.buf_gen of the buffer w and thread_index are in */
 	pid_t tid;
 	pthread_t self;
 	uintptr_t stack_lo, stack_hi;	/* the thread's stack: sp outside it is an alternate stack */
@@ -148,6 +180,7 @@ struct fxtp_ctx {
 	void *map;
 	size_t map_size;
 	int warmed;			/* fxtp_buffer_warm() done for this buffer */
+	uint32_t buf_gen;		/* bumped by every new buffer (fxtp_open_buffer) */
 	pid_t pid;
 	int use_tsc;			/* invariant TSC present: ticks are TSC cycles, else ns */
 	uint64_t t0_ticks, t0_ns;	/* calibration start (CLOCK_MONOTONIC ns) */

@@ -4,7 +4,7 @@
  * syscalls, locks, allocation or calls here: anything unusual tail-calls a slow path in stack.c,
  * which takes the guard. A program's signal handler never runs hooks on the state it
  * interrupted (siglevel.c swaps in its own); stores are ordered so that the exit flush can read
- * a running thread's frames (exits stop popping once STOPPING). */
+ * a running thread's frames (exits stop popping once the state word changes). */
 /* SPDX-License-Identifier: MIT */
 #include "preload/fxtp.h"
 #include "preload/stack.h"
@@ -23,8 +23,10 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	struct fxtp_cache_ent *c = &t->cache[((uintptr_t)fn >> 4) & (FXTP_CACHE_SIZE - 1)];
 	/* limit is NULL until the thread is set up (which needs RUNNING) and while the guard is
 	 * held; it folds in the depth cap and the absence of a TSC. base[-1] is a sentinel frame
-	 * with sp = UINTPTR_MAX. */
-	if (unlikely(f >= t->limit || f[-1].sp < sp || c->fn != (uintptr_t)fn)) {
+	 * with sp = UINTPTR_MAX. A state word other than the one this thread joined (idle,
+	 * stopped, a new trace): the slow path rejoins or returns. */
+	if (unlikely(f >= t->limit || f[-1].sp < sp || c->fn != (uintptr_t)fn ||
+		     fxtp_state_word() != t->run_key)) {
 		fxtp_enter_slow(t, (uintptr_t)fn, sp, (uintptr_t)site);
 		return;
 	}
@@ -47,11 +49,12 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	struct fxtp_thread *t = &fxtp_self;
 	uintptr_t sp = HOOK_SP();
 	struct fxtp_frame *top = t->top;
-	/* While the guard is held no exit matches the top frame (see fxtp_enter()). Once STOPPING,
-	 * exits pop nothing: the exit flush reads this thread's frames below its top while it
-	 * may still run, and entries only write above the top. */
-	if (unlikely(!fxtp_running() || top <= t->base || top[-1].fn != (uintptr_t)fn ||
-		     top[-1].sp != sp || !fxtp_tag_fast(top[-1].tag))) {
+	/* While the guard is held no exit matches the top frame (see fxtp_enter()). Once the
+	 * state word changes (STOPPING, IDLE, another trace), exits pop nothing: a stop reads
+	 * this thread's frames below its top while it may still run, and entries only write
+	 * above the top. */
+	if (unlikely(fxtp_state_word() != t->run_key || top <= t->base ||
+		     top[-1].fn != (uintptr_t)fn || top[-1].sp != sp || !fxtp_tag_fast(top[-1].tag))) {
 		fxtp_exit_slow(t, (uintptr_t)fn, sp, now);
 		return;
 	}

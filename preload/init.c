@@ -55,6 +55,7 @@
 #include "preload/outname.h"
 #include "preload/provider.h"
 #include "preload/real.h"
+#include "preload/registry.h"
 #include "preload/sample.h"
 #include "preload/sched.h"
 #include "preload/signals.h"
@@ -67,7 +68,7 @@
 #include "writer/fields.h"
 #include "writer/records.h"
 
-int fxtp_state = FXTP_STATE_SETUP;
+uint32_t fxtp_state = FXTP_STATE_SETUP;
 struct fxt_settings fxtp_settings;
 struct fxtp_ctx fxtp;
 static uint64_t fxtp_t0_width;	/* ticks of uncertainty of (fxtp.t0_ticks, fxtp.t0_ns) */
@@ -221,6 +222,52 @@ static void copy_strings(const struct fxt_buf *from)
 	}
 }
 
+/* A buffer mapping given up: unmapped, unless it was retired by a stop (fxtp_retire_buffer),
+ * when it stays mapped until the next one is given up (a hook preempted inside its few
+ * instructions since before that stop may still store into it). */
+static void *retired, *grave;
+static size_t retired_size, grave_size;
+
+static void bury(void *map, size_t size)
+{
+	if (map != retired) {
+		munmap(map, size);
+		return;
+	}
+	if (grave)
+		munmap(grave, grave_size);
+	grave = retired;
+	grave_size = retired_size;
+	retired = NULL;
+}
+
+void fxtp_retire_buffer(void)
+{
+	const struct fxt_buf_hdr *h = fxtp.buf.hdr;
+	uint8_t *map = fxtp.map;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t keep = (size_t)((uint8_t *)fxt_buf_durable(&fxtp.buf) - map) +
+		      (size_t)__atomic_load_n(&h->durable_used, __ATOMIC_RELAXED);
+	if (keep > (size_t)(h->chunks_off))
+		keep = (size_t)h->chunks_off;
+	keep = (keep + (size_t)page - 1) & ~((size_t)page - 1);
+	if (keep > fxtp.map_size)
+		keep = fxtp.map_size;
+	/* The header and strings survive in private memory (the next buffer copies the strings:
+	 * names.c's indexes stay valid); the chunks become zero pages. */
+	void *copy = mmap(NULL, keep, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy != MAP_FAILED) {
+		memcpy(copy, map, keep);
+		if (mremap(copy, keep, keep, MREMAP_MAYMOVE | MREMAP_FIXED, map) == MAP_FAILED)
+			munmap(copy, keep);
+	}
+	if (fxtp.map_size > keep)
+		mmap(map + keep, fxtp.map_size - keep, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	retired = map;
+	retired_size = fxtp.map_size;
+}
+
 /* Ticks of a stall worth recording as a tracer slice (about 10 us; the clock is not calibrated
  * yet, so TSC ticks are taken for at most 2 GHz). */
 #define STALL_TICKS 20000ULL
@@ -275,12 +322,13 @@ int fxtp_open_buffer(void)
 	fxtp.map = m;
 	fxtp.map_size = size;
 	fxtp.warmed = 0;
+	fxtp.buf_gen++;
 	fxtp.buf.now = fxtp_now;
 	fxtp.buf.stall_ticks = fxtp.use_tsc ? STALL_TICKS : STALL_TICKS / 2;
 	fxtp.buf.hdr->start_ticks = fxtp_now();
 	if (old_map) {
 		copy_strings(&old);
-		munmap(old_map, old_size);
+		bury(old_map, old_size);
 	}
 	fxtp_emit_kobj(FXT_OBJ_TYPE_PROCESS, (uint64_t)fxtp.pid, fxtp.prog,
 		       (uint32_t)strlen(fxtp.prog), 0);
@@ -314,14 +362,35 @@ void fxtp_refresh_tps(void)
 
 /* ---- archive at exit ---- */
 
-static struct fxt_chunk_w others_w; /* koid-inline closing events of other threads */
+struct closing {
+	struct fxt_chunk_w w;	/* koid-inline closing events of other threads */
+	uint64_t now;
+	uint32_t was;		/* the RUNNING word the frames were opened under */
+};
 
 static void close_other(struct fxtp_thread *t, void *arg)
 {
-	uint64_t now = *(uint64_t *)arg;
-	if (!t->dead)
-		fxtp_close_frames(t, &others_w, now);
-	fxt_chunk_flush(&t->w);
+	struct closing *c = arg;
+	if (!t->dead && t->run_key == c->was)
+		fxtp_close_frames(t, &c->w, c->now);
+	if (t->buf_gen == fxtp.buf_gen)
+		fxt_chunk_flush(&t->w);
+}
+
+/* Closes at now every open frame of the threads recording under word `was` into w (the
+ * caller's own popped when self_too, the others' read: they may still run). lock = 0 from a
+ * signal. */
+static void close_all(struct fxt_chunk_w *w, uint32_t was, uint64_t now, int lock, int self_too)
+{
+	struct fxtp_thread *self = &fxtp_self;
+	if (self_too && self->base && !self->dead && self->run_key == was)
+		fxtp_close_frames(self, &self->w, now);
+	if (self->buf_gen == fxtp.buf_gen)
+		fxt_chunk_flush(&self->w);
+	struct closing c = { .now = now, .was = was };
+	fxt_chunk_init(&c.w, &fxtp.buf, NULL);
+	fxtp_threads_each(close_other, &c, lock);
+	*w = c.w;
 }
 
 /* The standalone archive's name at the finish (README, FXT_OUTPUT): an image that recorded
@@ -336,15 +405,14 @@ static void finish_standalone(uint64_t now, uint64_t tps)
 					      fxtp.at_exec);
 }
 
-void fxtp_finish(int from_signal)
+/* Ends the recording into the buffer, once the caller moved the state from `was` (RUNNING or
+ * ARMED) to STOPPING: the stop time, hooks in flight settled, samples, context switches,
+ * every open frame closed at the stop time, pending flows ended, drops counted, ticks per
+ * second, the standalone archive finished, and the header's state STOPPED last. final: the
+ * process (image) ends; else (STOP) tracing may start again, so sampling and context
+ * switches pause instead of ending. */
+static void end_recording(uint32_t was, int from_signal, int final)
 {
-	int expected = FXTP_STATE_RUNNING;
-	if (getpid() != fxtp.pid)
-		return;	/* a vfork child or raw clone: the buffer is its parent's */
-	if (!__atomic_compare_exchange_n(&fxtp_state, &expected, FXTP_STATE_STOPPING, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		return;
-	int saved = errno;
 	struct fxtp_thread *self = &fxtp_self;
 	/* The stop time right away: a hook that saw RUNNING read its time before, so every
 	 * record committed before stop_ticks is published is stamped before it (a manager that
@@ -363,22 +431,65 @@ void fxtp_finish(int from_signal)
 		fxtp_sample_stop();
 	else
 		fxtp_samples_flush(now);
-	fxtp_sched_stop(from_signal);
+	if (final)
+		fxtp_sched_stop(from_signal);
+	else
+		fxtp_sched_pause();
 	uint64_t taken = __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE);
-	if (self->base && !self->dead && !self->in_tracer)
-		fxtp_close_frames(self, &self->w, now);
-	fxt_chunk_flush(&self->w);
-	fxt_chunk_init(&others_w, &fxtp.buf, NULL);
-	fxtp_threads_each(close_other, &now, !from_signal);
-	fxtp_spawn_flush(&others_w, now);
-	fxt_chunk_flush(&others_w);
+	struct fxt_chunk_w others;
+	close_all(&others, was, now, !from_signal, !self->in_tracer);
+	fxtp_spawn_flush(&others, now);
+	fxt_chunk_flush(&others);
 	fxtp.recorded |= __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE) != taken;
 	uint64_t tps = ticks_per_second();
 	fxtp.buf.hdr->ticks_per_second = tps;
-	if (!fxtp_provider_managed())	/* else fxtrun writes the archive from the buffer */
+	if (!fxtp_provider_managed())	/* else the manager writes the archive from the buffer */
 		finish_standalone(now, tps);
 	__atomic_store_n(&fxtp.buf.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
+}
+
+/* Moves a state with a buffer (RUNNING or ARMED) to STOPPING; returns the word it was, or 0
+ * (no buffer, or another caller won). */
+static uint32_t claim_stop(void)
+{
+	for (;;) {
+		uint32_t w = fxtp_state_word(), s = w & FXTP_STATE_MASK;
+		if (s != FXTP_STATE_RUNNING && s != FXTP_STATE_ARMED)
+			return 0;
+		if (fxtp_state_move(w, FXTP_STATE_STOPPING))
+			return w;
+	}
+}
+
+void fxtp_finish(int from_signal)
+{
+	if (getpid() != fxtp.pid)
+		return;	/* a vfork child or raw clone: the buffer is its parent's */
+	uint32_t was = claim_stop();
+	if (!was)
+		return;
+	int saved = errno;
+	end_recording(was, from_signal, 1);
 	errno = saved;
+}
+
+int fxtp_stop(void)
+{
+	uint32_t was = claim_stop();
+	if (!was)
+		return -EALREADY;
+	int saved = errno;
+	end_recording(was, 0, 0);
+	errno = saved;
+	return 0;
+}
+
+void fxtp_pause(uint32_t was, int lock)
+{
+	struct fxt_chunk_w others;
+	close_all(&others, was, fxtp_now(), lock, 1);
+	fxt_chunk_flush(&others);
+	fxt_chunk_close(&others);
 }
 
 /* ---- constructor, destructor, _exit ---- */
@@ -394,7 +505,9 @@ void fxtp_finish(int from_signal)
  *   4. names.c's map and thread.c's registry, then the buffer (init.c, which interns and emits
  *      the process record into them), signal handlers (signal.c: a fatal signal flushes the
  *      buffer, so it must exist) and the fork handlers (fork.c: a fork child opens its own);
- *   5. RUNNING, published last of what the hooks need;
+ *   5. RUNNING, published last of what the hooks need; with FXT_REGISTER (registry.c) no
+ *      buffer is made in step 4, the state is IDLE and the provider thread starts instead:
+ *      a manager's START makes the buffer and starts the parts of step 6;
  *   6. the parts that run only while tracing: sampling (sample.c), context switches
  *      (sched.c), <fxt/trace.h> categories (api.c, publishes its generation last), lock
  *      labels (lock.c), log capture (log.c). This is the order of the constructors at
@@ -424,15 +537,25 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		uint64_t tps = fxt_ticks_per_second(fxtp_now() - fxtp.t0_ticks, ns - fxtp.t0_ns);
 		fxtp.min_ticks = (uint64_t)((unsigned __int128)fxtp.min_ticks * tps / 1000000000ULL);
 	}
-	int rc;
+	int rc, registered = fxtp_registry_wanted();
 	if ((rc = fxtp_names_init()) < 0 || (rc = fxtp_threads_init()) < 0 ||
-	    (rc = fxtp_open_buffer()) < 0 || (rc = fxtp_signals_init()) < 0 ||
+	    (!registered && (rc = fxtp_open_buffer()) < 0) || (rc = fxtp_signals_init()) < 0 ||
 	    (rc = fxtp_fork_init()) < 0) {
 		fxtp_warn("cannot start tracing; tracing off", strerror(-rc));
 		goto out;
 	}
+	if (registered) {
+		/* No buffer until a manager starts a trace (registry.c). */
+		fxtp_state_move(FXTP_STATE_SETUP, FXTP_STATE_IDLE);
+		fxtp_lock_init();
+		fxtp_log_init();
+		if ((rc = fxtp_registry_start()) < 0)
+			fxtp_warn("FXT_REGISTER: cannot start the provider thread; tracing off",
+				  strerror(-rc));
+		goto out;
+	}
 	fxtp_outname_attach();
-	__atomic_store_n(&fxtp_state, FXTP_STATE_RUNNING, __ATOMIC_RELEASE);
+	fxtp_state_move(FXTP_STATE_SETUP, FXTP_STATE_RUNNING);
 	fxtp_sample_start();
 	fxtp_sched_start();
 	fxtp_api_init();

@@ -11,6 +11,19 @@
  * safe when from_signal (skips nothing essential, takes no lock). Fails: silently (reports once
  * on stderr). Thread-safe: the first caller wins, later callers return at once. */
 void fxtp_finish(int from_signal);
+/* STOP (registry.c): ends the recording as the exit flush does (frames closed at the stop
+ * time, drops counted, ticks per second, header state FXT_BUF_STOPPED), sampling and context
+ * switches paused; the state stays STOPPING for the caller to retire the buffer and go IDLE.
+ * Fails: -EALREADY (no buffer, or the exit flush won). Thread-safe as fxtp_finish. */
+int fxtp_stop(void);
+/* A stop trigger moved the state from `was` (RUNNING) to ARMED: closes every open frame of
+ * the threads recording under it now (the buffer goes on). lock = 0 from a signal handler.
+ * Fails: never. Async-signal-safe when !lock. */
+void fxtp_pause(uint32_t was, int lock);
+/* After a STOP: replaces the buffer's mapping by private memory (header and strings copied,
+ * chunks zero, never faulting for a late hook), so the file's pages go once the manager is
+ * done; the next buffer copies the strings from it. Fails: silently. Not thread-safe. */
+void fxtp_retire_buffer(void);
 /* Prints one "fxtauto: ..." line on stderr, keeping errno. Async-signal-safe. */
 void fxtp_warn(const char *msg, const char *detail);
 /* Sets up the buffer, output path and process record for pid (constructor and fork child).

@@ -14,6 +14,11 @@ int fxtp_fork_init(void);
 /* Takes FXT_CATEGORIES, then lets the macros record (publishes the site generation last).
  * Fails: never (does nothing unless tracing runs). Not thread-safe (constructor). */
 void fxtp_api_init(void);
+/* Start of a trace (a START of the manager, registry.c): the <fxt/trace.h> macros record with
+ * these categories (NULL or "": all) from a new site generation on. Stop: they record nothing
+ * (generation 0) until the next start. Fails: never. Not thread-safe (provider thread). */
+void fxtp_api_start(const char *categories);
+void fxtp_api_stop(void);
 /* Fork: hold the intern lock across fork, release it on both sides; the child also starts a new
  * site generation (every site looks again, at the child's state). Fails: never. */
 void fxtp_api_fork_prepare(void);
@@ -25,7 +30,7 @@ void fxtp_api_fork_child(void);
 void fxtp_lock_init(void);
 
 /* ---- log.c (stdio, syslog and err wrappers) ---- */
-/* Takes FXT_LOG and FXT_LOG_EVENTS (does nothing unless tracing runs). Fails: never. Not
+/* Takes FXT_LOG and FXT_LOG_EVENTS (captured only while tracing runs). Fails: never. Not
  * thread-safe (constructor). */
 void fxtp_log_init(void);
 

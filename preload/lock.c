@@ -59,7 +59,7 @@ struct fxtp_thread *fxtp_rec_enter(void)
 
 	if (!fxtp_running() || !fxtp_enter(t))
 		return NULL;
-	if (!t->dead && (t->base || fxtp_stack_grow(t)))
+	if (!t->dead && fxtp_join(t) && (t->base || fxtp_stack_grow(t)))
 		return t;
 	fxtp_leave(t);
 	return NULL;

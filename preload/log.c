@@ -711,14 +711,13 @@ FXTP_EXPORT void __syslog_chk(int pri, int flag, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (common/options.c); called by it (life.h). */
+/* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (common/options.c); called by it (life.h).
+ * Captured only while tracing runs (fd_stream, file_stream): a registered process starts idle. */
 void fxtp_log_init(void)
 {
 	/* bit i of FXT_LOG_* is enum stream i */
 	_Static_assert(FXT_LOG_STDERR == 1u << S_STDERR && FXT_LOG_STDOUT == 1u << S_STDOUT &&
 			       FXT_LOG_SYSLOG == 1u << S_SYSLOG, "stream bits");
-	if (!fxtp_running())
-		return;
 	enabled = fxtp_settings.log_streams;
 	events_off = !fxtp_settings.log_events;
 }

@@ -23,6 +23,7 @@
 #include "preload/names.h"
 #include "preload/real.h"
 #include "preload/sample.h"
+#include "preload/trigger.h"
 #include "preload/thread.h"
 #include "symbolizer/symbolizer.h"
 #include "writer/fields.h"
@@ -187,9 +188,19 @@ __attribute__((noinline)) uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr
 						  struct fxtp_cache_ent *c)
 {
 	uint64_t tag = fxtp_name_tag(t, fxtp_name_value(fn, 1));
+	if (fxtp_trigger_kind(fn))
+		return tag;	/* never cached: its entries must reach the slow path */
 	c->tag = tag;
 	c->fn = fn;
 	return tag;
+}
+
+int fxtp_names_find(const char *name, uintptr_t *out, size_t max)
+{
+	pthread_mutex_lock(&fxtp_names_lock);
+	int n = fxt_sym_find(sym, name, out, max);
+	pthread_mutex_unlock(&fxtp_names_lock);
+	return n < 0 ? 0 : n;
 }
 
 const char *fxtp_name_slot(uint32_t v, uint32_t *len)

@@ -5,6 +5,7 @@
 #define FXT_PRELOAD_NAMES_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "preload/fxtp.h"
@@ -18,6 +19,10 @@ uint64_t fxtp_name_tag(const struct fxtp_thread *t, uint32_t v);
 /* Name of function fn for this thread's cache slot c: shared map, else symbolize and intern
  * (guard held by the caller). Fills c and returns the frame tag. */
 uint64_t fxtp_name_miss(struct fxtp_thread *t, uintptr_t fn, struct fxtp_cache_ent *c);
+/* The start addresses of the functions called name (as the symbolizer names them, or their
+ * plain symbol) in every loaded module, into out[0, max): how many (0: none). Takes the intern
+ * lock. Fails: 0. */
+int fxtp_names_find(const char *name, uintptr_t *out, size_t max);
 /* Name of an FXTP_V_INLINE slot, and its length. */
 const char *fxtp_name_slot(uint32_t v, uint32_t *len);
 int fxtp_names_init(void);

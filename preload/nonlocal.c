@@ -84,6 +84,10 @@ static void jumping(const void *env)
 	struct fxtp_thread *t = &fxtp_self;
 	if (!t->base || !fxtp_running() || !fxtp_enter(t))
 		return;
+	if (!fxtp_join(t)) {
+		fxtp_leave(t);
+		return;
+	}
 	size_t depth = (size_t)-1;
 	uint32_t level = UINT32_MAX;
 	for (uint32_t i = 0; i < FXTP_JMPS; i++)

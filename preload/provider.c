@@ -1,4 +1,5 @@
-/* Provider side of the fxtrun protocol: the session buffer file, the STARTED / SAVE_BUFFER /
+/* Provider side of the fxtrun protocol: the session buffer file (the session named by
+ * FXT_SESSION, or by the manager service's START: preload/registry.c), the STARTED / SAVE_BUFFER /
  * BUFFER_SAVED packets, and the transport under the chunk policies (writer/policy.h): backing
  * the file as it is used (preload/grow.c, never all at start), asking for saves and waiting for
  * their acknowledgement. Streaming waits (back-pressure: nothing is lost) unless
@@ -34,6 +35,7 @@
 
 static struct {
 	char dir[4096];		/* session directory, "" when not managed */
+	char path[4200];	/* this process's buffer file in it */
 	enum fxt_buf_mode mode;
 	int no_follow;
 	int read;		/* environment read (first call) */
@@ -188,20 +190,22 @@ done:
 	free(out);
 }
 
+/* The environment, once: the session fxtrun names (none under the manager service: START
+ * names it, fxtp_provider_session) and how streaming waits. */
 static void read_env(void)
 {
 	const char *dir = getenv(FXT_ENV_SESSION), *mode = getenv(FXT_ENV_MODE);
 	const char *nf = getenv(FXT_ENV_NO_FOLLOW);
 	prov.read = 1;
-	if (!dir || !*dir || strlen(dir) >= sizeof(prov.dir) - 64)
-		return;
-	snprintf(prov.dir, sizeof(prov.dir), "%s", dir);
-	prov.mode = !mode || !strcmp(mode, "streaming") ? FXT_BUF_STREAMING
-		    : !strcmp(mode, "circular")		 ? FXT_BUF_CIRCULAR
-							 : FXT_BUF_ONESHOT;
-	prov.no_follow = nf && !strcmp(nf, "1");
-	if (prov.no_follow)
-		strip_preload();
+	if (dir && *dir && strlen(dir) < sizeof(prov.dir) - 64) {
+		snprintf(prov.dir, sizeof(prov.dir), "%s", dir);
+		prov.mode = !mode || !strcmp(mode, "streaming") ? FXT_BUF_STREAMING
+			    : !strcmp(mode, "circular")		 ? FXT_BUF_CIRCULAR
+								 : FXT_BUF_ONESHOT;
+		prov.no_follow = nf && !strcmp(nf, "1");
+		if (prov.no_follow)
+			strip_preload();
+	}
 	/* FXT_OVERFLOW and FXT_SAVE_TIMEOUT_MS through the settings table's own parsers and
 	 * defaults (the constructor refused bad values already). */
 	struct fxt_settings set;
@@ -260,10 +264,31 @@ static void not_traced(pid_t pid, int rc)
 	close(fd);
 }
 
+void fxtp_provider_session(const char *dir, enum fxt_buf_mode mode)
+{
+	if (!prov.read)
+		read_env();
+	snprintf(prov.dir, sizeof(prov.dir), "%s", dir);
+	prov.mode = mode;
+}
+
+void fxtp_provider_end(int remove)
+{
+	if (sock_ok())
+		close(prov.sock);
+	prov.sock = -1;
+	fxtp_grow_detach();
+	if (remove && prov.path[0])
+		unlink(prov.path);
+	prov.path[0] = 0;
+	prov.dir[0] = 0;
+	__atomic_store_n(&prov.managed, 0, __ATOMIC_RELAXED);
+}
+
 int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
 		       uint32_t chunk_size)
 {
-	int child = prov.read;	/* second call: a fork child */
+	int child = prov.read;	/* second call: a fork child (or a START's buffer) */
 	if (!prov.read)
 		read_env();
 	if (!prov.dir[0])
@@ -318,6 +343,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 		unlink(path);
 		return rc;
 	}
+	snprintf(prov.path, sizeof(prov.path), "%s", path);
 	b->hdr->durable_backed = first;
 	b->hdr->backed = b->hdr->chunks_off;
 	b->back_durable = fxtp_grow_durable;

@@ -23,6 +23,17 @@
 int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
 		       uint32_t chunk_size);
 
+/* The session of the next buffer when the manager service names it (START, registry.c),
+ * instead of FXT_SESSION: its directory and mode. Fails: never. Not thread-safe (provider
+ * thread, while no buffer exists). */
+void fxtp_provider_session(const char *dir, enum fxt_buf_mode mode);
+
+/* End of this process's part in the session (STOP, or its manager gone): closes the
+ * connection to the session's manager, forgets the buffer file (remove: deletes it too, when
+ * no manager will read it). The next buffer needs a new session. Fails: never. Not
+ * thread-safe (provider thread). */
+void fxtp_provider_end(int remove);
+
 /* 1 if this process's buffer belongs to fxtrun (which writes the archive), else 0.
  * Thread-safe, async-signal-safe. */
 int fxtp_provider_managed(void);

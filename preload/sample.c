@@ -33,11 +33,17 @@
 
 struct fxtp_sampling fxtp_sampling = { .fd = -1 };
 static FXTP_TLS struct fxtp_sblock *cur;	/* this thread's block, or NULL */
+static FXTP_TLS uint32_t cur_round;		/* the round cur was taken in */
+static uint32_t round_no;	/* bumped when a new trace reuses the pool from its start */
 
 /* A block with room for one sample of the deepest stack: the current one or a new one. */
 static struct fxtp_sblock *block_for_sample(void)
 {
 	struct fxtp_sblock *b = cur;
+	if (cur_round != __atomic_load_n(&round_no, __ATOMIC_ACQUIRE)) {
+		cur_round = __atomic_load_n(&round_no, __ATOMIC_ACQUIRE);
+		b = cur = NULL;	/* the pool started over since: that block is gone */
+	}
 	if (b && b->used + 2 + FXTP_SAMPLE_MAX_DEPTH + HANDLER_FRAMES <= FXTP_SAMPLE_BLOCK_WORDS - 2)
 		return b;
 	uint32_t i = __atomic_fetch_add(&fxtp_sampling.next, 1, __ATOMIC_RELAXED);
@@ -129,7 +135,10 @@ static int open_event(void)
 	a.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2: user time is sampled */
 	a.exclude_hv = 1;
 	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	/* The process's first thread (the constructor's, or a fork child's only one), also when
+	 * a registered process starts sampling from its provider thread (registry.c). */
+	int fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)fxtp.pid, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -162,6 +171,16 @@ void fxtp_sample_start(void)
 {
 	if (!fxtp_sampling.hz)
 		return;
+	if (fxtp_sampling.pool) {
+		/* A new trace of a registered process: the pool starts over (the last trace's
+		 * samples were written at its stop), the event runs again. */
+		fxtp_sampling.next = 0;
+		fxtp_sampling.lost = 0;
+		__atomic_fetch_add(&round_no, 1, __ATOMIC_RELEASE);
+		if (fxtp_sampling.fd >= 0)
+			enable(fxtp_sampling.fd);
+		return;
+	}
 	size_t bytes = fxtp.buffer_size / 4;
 	if (bytes < (4u << 20))
 		bytes = 4u << 20;

@@ -33,8 +33,9 @@ struct fxtp_sampling {
 };
 extern struct fxtp_sampling fxtp_sampling;
 
-/* Starts sampling the process (after the tracer runs): one warning line and no sampling on
- * failure. Not thread-safe (constructor). */
+/* Starts sampling the process (after the tracer runs), or again after a stop (a registered
+ * process's next trace: the pool starts over): one warning line and no sampling on failure.
+ * Not thread-safe (constructor, provider thread). */
 void fxtp_sample_start(void);
 /* Stops the handler from recording (every thread). Async-signal-safe. */
 void fxtp_sample_stop(void);

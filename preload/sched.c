@@ -17,7 +17,8 @@
  * quarter full (or 100 ms pass), runs with every signal blocked and the guard held, is created
  * before the events (so its own switches are not recorded), and writes with its own chunk
  * writer. Ring overflow (PERF_RECORD_LOST) is counted as dropped records. A fork child starts
- * over (atfork); the exit flush drains what is left (fxtp_sched_stop). */
+ * over (atfork); the exit flush drains what is left (fxtp_sched_stop); a registered process's
+ * STOP drains and pauses them, its next START resumes them into the new buffer. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,7 +84,10 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 		errno = atoi(deny);
 		return -1;
 	}
-	return (int)syscall(SYS_perf_event_open, a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	/* The process's first thread: the constructor's, a fork child's only one, and also when
+	 * a registered process starts from its provider thread (registry.c). */
+	return (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
 }
 
 /* The event of one CPU; returns its fd or -1 (errno). */
@@ -430,11 +434,41 @@ void fxtp_sched_fork_child(void)
 	errno = saved;
 }
 
+/* Enables or disables every ring's event. */
+static void rings_enable(int on)
+{
+	for (int i = 0; i < S.ncpu; i++)
+		if (S.rings[i].fd >= 0)
+			ioctl(S.rings[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
 void fxtp_sched_start(void)
 {
 	if (!fxtp_settings.sched)
 		return;
+	if (S.on && !__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE)) {
+		/* Paused by a STOP: the same reader and rings, writing into the new buffer. */
+		pthread_mutex_lock(&S.lock);
+		fxt_chunk_init(&S.w, &fxtp.buf, NULL);
+		__atomic_store_n(&S.done, 0, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&S.lock);
+		rings_enable(1);
+		return;
+	}
 	start();
+}
+
+void fxtp_sched_pause(void)
+{
+	if (!S.on || __atomic_exchange_n(&S.done, 1, __ATOMIC_ACQ_REL))
+		return;
+	int saved = errno;
+	rings_enable(0);
+	pthread_mutex_lock(&S.lock);
+	drain_all();	/* done is set: the reader drains no more */
+	fxt_chunk_flush(&S.w);
+	pthread_mutex_unlock(&S.lock);
+	errno = saved;
 }
 
 void fxtp_sched_stop(int from_signal)
@@ -442,9 +476,7 @@ void fxtp_sched_stop(int from_signal)
 	if (!S.on || __atomic_exchange_n(&S.done, 1, __ATOMIC_ACQ_REL))
 		return;
 	int saved = errno;
-	for (int i = 0; i < S.ncpu; i++)
-		if (S.rings[i].fd >= 0)
-			ioctl(S.rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	rings_enable(0);
 	if (from_signal ? pthread_mutex_trylock(&S.lock) == 0 : pthread_mutex_lock(&S.lock) == 0) {
 		/* done is set: the reader drains no more; what is left is ours to write */
 		drain_all();

@@ -6,9 +6,14 @@
 #define FXT_PRELOAD_SCHED_H
 
 /* Starts recording the process's context switches when FXT_SCHED is set (after the tracer
- * runs). Where the kernel refuses: one line on stderr, and the trace goes on without.
+ * runs), or resumes them after a pause. Where the kernel refuses: one line on stderr, and the trace goes on without.
  * Fails: as said. Not thread-safe (constructor). */
 void fxtp_sched_start(void);
+
+/* STOP of a registered process (init.c): disables the events and writes every switch still
+ * in the rings; the reader stays for the next start (fxtp_sched_start resumes). Fails:
+ * silently. Not thread-safe (provider thread). */
+void fxtp_sched_pause(void);
 
 /* Fork child (fork.c's handler): the parent's rings and reader are not the child's; it starts
  * over when FXT_SCHED is set. Fails: silently, as fxtp_sched_start. Not thread-safe. */

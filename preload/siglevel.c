@@ -104,9 +104,11 @@ void fxtp_sig_run(const struct sigaction *act, int sig, void *si, void *uc)
 	struct fxtp_thread *t = &fxtp_self;
 	uint32_t k = t->siglevel + 1;
 	int siginfo = (act->sa_flags & SA_SIGINFO) != 0;
-	if (!t->base || t->dead || k > FXTP_SIG_LEVELS || !fxtp_running()) {
-		/* Not traced, or too deep: the handler's hooks find the guard held (when traced)
-		 * and record nothing, which keeps the interrupted state whole. */
+	if (!t->base || t->dead || k > FXTP_SIG_LEVELS || !fxtp_running() ||
+	    t->run_key != fxtp_state_word()) {
+		/* Not traced, too deep, or not rejoined since the trace changed: the handler's
+		 * hooks find the guard held (when traced) and record nothing, which keeps the
+		 * interrupted state whole. */
 		int held = t->base && !t->dead && fxtp_enter(t);
 		if (siginfo)
 			act->sa_sigaction(sig, si, uc);

@@ -12,6 +12,7 @@
 #include "preload/emit.h"
 #include "preload/fxtp.h"
 #include "preload/names.h"
+#include "preload/trigger.h"
 #include "preload/siglevel.h"
 #include "preload/stack.h"
 #include "preload/thread.h"
@@ -140,11 +141,29 @@ __attribute__((no_sanitize_address)) static uintptr_t call_cfa(const struct fxtp
 	return 0;
 }
 
+int fxtp_join(struct fxtp_thread *t)
+{
+	uint32_t word = __atomic_load_n(&fxtp_state, __ATOMIC_ACQUIRE);
+	if ((word & FXTP_STATE_MASK) != FXTP_STATE_RUNNING)
+		return 0;
+	if (!t->base || t->run_key == word)
+		return 1;	/* not set up yet (setup joins), or joined */
+	if (t->dead || t->siglevel)
+		return 0;	/* a handler's level: the thread rejoins back at level 0 */
+	fxtp_thread_rejoin(t, word);
+	return 1;
+}
+
 __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
 					       uintptr_t site)
 {
-	if (!fxtp_running() || !fxtp_enter(t))
+	/* Idle: one test. Armed: only a start trigger's entry goes on (registry.c). */
+	if (!fxtp_running() && !fxtp_trigger_armed(t, fn))
 		return;
+	if (!fxtp_enter(t))
+		return;
+	if (!fxtp_join(t))
+		goto out;
 	if (t->sigjump)
 		fxtp_sig_unwind(t, sp, fxtp_now());	/* may set nonlocal */
 	if (t->deferred && !t->siglevel)
@@ -162,6 +181,10 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 			write_to(t, &t->w, t->top, now);
 		}
 	}
+	/* A trigger's function is never in the name cache: its every entry comes here. */
+	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
+	if (c->fn != fn && fxtp_trigger_running(t, fn))
+		goto out;	/* a stop trigger: this call is not recorded */
 	struct fxtp_frame *f = t->top;
 	if (f >= t->end && !(f = fxtp_stack_grow(t)))
 		goto out;
@@ -171,7 +194,6 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 	}
 	/* A signal handler's level reads no cache (the code it interrupted may be filling the
 	 * entry) and never symbolizes: the shared map, else the call is deferred. */
-	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
 	uint64_t tag = t->siglevel ? fxtp_name_tag(t, fxtp_name_value(fn, 0))
 		       : c->fn == fn ? c->tag : fxtp_name_miss(t, fn, c);
 	if (f >= t->depth_cap)
@@ -191,6 +213,8 @@ __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t f
 {
 	if (!fxtp_running() || !fxtp_enter(t))
 		return;
+	if (!fxtp_join(t))
+		goto out;
 	if (!fxtp.use_tsc)
 		now = fxtp_now();
 	if (t->sigjump)

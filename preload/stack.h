@@ -10,6 +10,10 @@
  * repair at entry, name cache misses, depth cap, no TSC; at exit mismatched frames, chunk
  * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook. */
 void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site);
+/* Whether t may record now: the state is RUNNING and t joined it (rejoining here when it last
+ * recorded under another word: fxtp_thread_rejoin). Guard held. Fails: 0 (not running, t dead,
+ * or inside a signal handler's level of a thread that has not rejoined). */
+int fxtp_join(struct fxtp_thread *t);
 /* Sets the thread up on first use, else doubles its shadow stack; returns the free frame, or
  * NULL (thread not traced, or no memory). Guard held by the caller. */
 struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);

@@ -33,6 +33,7 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fxtp_thread *reg_head;
 static uint8_t index_used[FXT_THREAD_MAX_INDEX + 1];
 static uint8_t index_ever[FXT_THREAD_MAX_INDEX + 1];	/* has a durable thread record */
+static uint32_t index_gen;	/* the fxtp_ctx.buf_gen the two tables above are for */
 static pthread_key_t key;
 
 /* Reads the kernel's name of thread tid (its comm) into buf; returns its length. */
@@ -57,10 +58,15 @@ static void thread_done(void *arg)
 	struct fxtp_thread *t = arg;
 	if (!fxtp_enter(t))
 		return;
-	if (fxtp_running())
+	/* A thread that has not rejoined since the trace changed has nothing in this buffer
+	 * (its frames were closed by the stop, its writer is the old buffer's). */
+	int mine = t->buf_gen == fxtp.buf_gen;
+	if (fxtp_running() && t->run_key == fxtp_state_word())
 		fxtp_close_frames(t, &t->w, fxtp_now());
-	fxt_chunk_flush(&t->w);
-	fxt_chunk_close(&t->w);	/* circular/streaming may reuse the chunk (provider.c) */
+	if (mine) {
+		fxt_chunk_flush(&t->w);
+		fxt_chunk_close(&t->w);	/* circular/streaming may reuse the chunk */
+	}
 	pthread_mutex_lock(&reg_lock);
 	if (t->prev)
 		t->prev->next = t->next;
@@ -68,7 +74,8 @@ static void thread_done(void *arg)
 		reg_head = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
-	index_used[t->thread_index] = 0;
+	if (mine && index_gen == fxtp.buf_gen)
+		index_used[t->thread_index] = 0;
 	pthread_mutex_unlock(&reg_lock);
 	t->dead = 1;
 	fxtp_stack_release(t);
@@ -89,6 +96,7 @@ static void start_writer(struct fxtp_thread *t, uint32_t index, int first_use)
 {
 	uint64_t rec[3];
 	t->thread_index = index;
+	t->buf_gen = fxtp.buf_gen;
 	fxtp_thread_record(rec, index, (uint64_t)fxtp.pid, (uint64_t)t->tid);
 	if (index && first_use) {
 		uint64_t *r = fxt_buf_durable_reserve(&fxtp.buf, 3);
@@ -113,6 +121,30 @@ static void emit_name(struct fxtp_thread *t)
 	fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, (uint64_t)t->tid, name, len, (uint64_t)fxtp.pid);
 }
 
+/* Takes a thread index in the current buffer (its tables start over with each buffer), starts
+ * the writer and emits the thread's name. */
+static void take_index(struct fxtp_thread *t)
+{
+	uint32_t index = 0;
+	int first_use = 0;
+	pthread_mutex_lock(&reg_lock);
+	if (index_gen != fxtp.buf_gen) {
+		memset(index_used, 0, sizeof(index_used));
+		memset(index_ever, 0, sizeof(index_ever));
+		index_gen = fxtp.buf_gen;
+	}
+	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
+		if (!index_used[i] && !index_ever[i])
+			index = i, first_use = 1;
+	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
+		if (!index_used[i])
+			index = i;
+	index_used[index] = index_ever[index] = 1;
+	pthread_mutex_unlock(&reg_lock);
+	start_writer(t, index, first_use);
+	emit_name(t);
+}
+
 int fxtp_thread_setup(struct fxtp_thread *t)
 {
 	pthread_attr_t attr;
@@ -135,16 +167,7 @@ int fxtp_thread_setup(struct fxtp_thread *t)
 		return rc;
 	fxtp_buffer_warm();
 
-	uint32_t index = 0;
-	int first_use = 0;
 	pthread_mutex_lock(&reg_lock);
-	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
-		if (!index_used[i] && !index_ever[i])
-			index = i, first_use = 1;
-	for (uint32_t i = 1; i <= FXT_THREAD_MAX_INDEX && !index; i++)
-		if (!index_used[i])
-			index = i;
-	index_used[index] = index_ever[index] = 1;
 	t->prev = NULL;
 	t->next = reg_head;
 	if (reg_head)
@@ -152,11 +175,28 @@ int fxtp_thread_setup(struct fxtp_thread *t)
 	reg_head = t;
 	pthread_mutex_unlock(&reg_lock);
 
-	start_writer(t, index, first_use);
-	emit_name(t);
+	t->run_key = fxtp_state_word();
+	take_index(t);
 	t->altstack = fxtp_altstack_setup();
 	pthread_setspecific(key, t);
 	return 0;
+}
+
+void fxtp_thread_rejoin(struct fxtp_thread *t, uint32_t word)
+{
+	/* Calls open since before this trace: their entries were not seen in it (or a stop
+	 * closed them), so they are dropped; their exits find no frame. */
+	t->top = t->base;
+	t->nonlocal = 0;
+	t->sigjump = 0;
+	t->below = 0;
+	memset(t->jmps, 0, sizeof(t->jmps));
+	memset(t->cache, 0, sizeof(t->cache));	/* old thread index, maybe a trigger now */
+	t->run_key = word;
+	if (t->buf_gen == fxtp.buf_gen)
+		return;	/* a trigger paused and resumed the same buffer: same writer */
+	fxtp_sig_after_fork(t);	/* the levels' writers and deferred calls were the old buffer's */
+	take_index(t);
 }
 
 void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock)
@@ -175,6 +215,7 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 	pthread_mutex_init(&reg_lock, NULL);
 	memset(index_used, 0, sizeof(index_used));
 	memset(index_ever, 0, sizeof(index_ever));
+	index_gen = fxtp.buf_gen;
 	reg_head = NULL;
 	if (!self->base)
 		return;	/* this thread had never been set up: its first hook will do it */

@@ -9,6 +9,10 @@
 /* Sets up the calling thread (index, chunk writer, kernel object record, registry).
  * Fails: -errno, thread not traced. */
 int fxtp_thread_setup(struct fxtp_thread *t);
+/* Rejoins the state word `word` (RUNNING, a trace other than the one t recorded in last):
+ * t's open frames are dropped, its name cache emptied, and in a new buffer it takes a new
+ * index, writer and thread record. Guard held, level 0. Fails: never. */
+void fxtp_thread_rejoin(struct fxtp_thread *t, uint32_t word);
 /* Walks the registry: fn(t) for every live thread other than self. lock=0 from a signal. */
 void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock);
 int fxtp_threads_init(void);

@@ -42,15 +42,20 @@ char *fxt_dwfl_name(Dwfl *dwfl, uintptr_t addr);
  * which stripped objects keep for unwinding): *start, 0; -ENOENT when no FDE covers addr. */
 int fxt_dwfl_func_start(Dwfl *dwfl, uintptr_t addr, uintptr_t *start);
 
+/* __cxa_demangle's C ABI (libstdc++, <cxxabi.h>). */
+typedef char *fxt_demangle_fn(const char *mangled, char *out, size_t *len, int *status);
+
 /* Name of the function symbol covering addr in mod, or NULL (none, or ENOMEM). The module's
  * sorted index is built on first use and kept in its userdata slot until fxt_symtab_free. */
 const char *fxt_symtab_find(Dwfl_Module *mod, uintptr_t addr);
 void fxt_symtab_free(Dwfl_Module *mod);
 /* Address of the defined function called name in mod's symbol table, or 0. Linear: rare use. */
 uintptr_t fxt_symtab_addr(Dwfl_Module *mod, const char *name);
+/* Appends to out[*n, max) the addresses of mod's defined functions whose symbol is name, or
+ * whose symbol demangled through fn (NULL: none) is name; each address once. Linear. */
+void fxt_symtab_find_all(Dwfl_Module *mod, const char *name, fxt_demangle_fn *fn, uintptr_t *out,
+			 size_t max, size_t *n);
 
-/* __cxa_demangle's C ABI (libstdc++, <cxxabi.h>). */
-typedef char *fxt_demangle_fn(const char *mangled, char *out, size_t *len, int *status);
 
 /* Non-zero for an Itanium C++ ABI name ("_Z..."). */
 int fxt_is_mangled(const char *name);

@@ -147,6 +147,39 @@ int fxt_sym_lookup_unloaded(struct fxt_sym *sym, const struct fxt_sym_object *ob
 	return len;
 }
 
+struct find {
+	const char *name;
+	fxt_demangle_fn *fn;
+	uintptr_t *out;
+	size_t max, n;
+};
+
+static int find_in(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr start,
+		   void *arg)
+{
+	struct find *f = arg;
+	(void)userdata, (void)modname, (void)start;
+	fxt_symtab_find_all(mod, f->name, f->fn, f->out, f->max, &f->n);
+	return f->n < f->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int fxt_sym_find(struct fxt_sym *sym, const char *name, uintptr_t *out, size_t max)
+{
+	if (!sym || !name || !*name || !out)
+		return -EINVAL;
+	struct find f = { name, NULL, out, max, 0 };
+	pthread_mutex_lock(&sym->lock);
+	if (atomic_exchange(&sym->stale, 0) || fxt_modmap_changed(&sym->map))
+		rescan(sym);
+	/* A C++ name as written by fxt_sym_lookup ("ns::f(int)") is compared demangled. */
+	if (strpbrk(name, "(:<"))
+		f.fn = fxt_demangler(sym->dwfl, &sym->map, &sym->demangler);
+	if (max)
+		dwfl_getmodules(sym->dwfl, find_in, &f, 0);
+	pthread_mutex_unlock(&sym->lock);
+	return (int)f.n;
+}
+
 void fxt_sym_refresh(struct fxt_sym *sym)
 {
 	if (sym)

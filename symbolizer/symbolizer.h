@@ -51,6 +51,13 @@ struct fxt_sym_object {
 int fxt_sym_lookup_unloaded(struct fxt_sym *sym, const struct fxt_sym_object *obj,
 			    uintptr_t addr, char *buf, size_t buflen);
 
+/* Finds the functions called name in every loaded module: their start addresses into
+ * out[0, max). name is as fxt_sym_lookup() writes it (demangled "ns::f(int)") or the plain
+ * symbol ("f", "_Z1fi"); from the ELF symbol tables (static functions too). Returns how many
+ * were found (0: none). Fails: -EINVAL (NULL or empty name). Thread-safe; not
+ * async-signal-safe (reads files, locks). */
+int fxt_sym_find(struct fxt_sym *sym, const char *name, uintptr_t *out, size_t max);
+
 /* Marks the module map stale; the next lookup rescans it (lookups already notice dlopen and
  * dlclose by themselves). Takes no lock and calls nothing: a dlopen wrapper may call it anywhere.
  * Fails: never. Thread-safe. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "symbolizer/internal.h"
+#include "symbolizer/symbolizer.h"
 
 struct fsym {
 	uintptr_t lo, hi;	/* hi = lo + 1 for a sizeless symbol: it names its own address only */
@@ -125,4 +126,29 @@ uintptr_t fxt_symtab_addr(Dwfl_Module *mod, const char *name)
 			return addr;
 	}
 	return 0;
+}
+
+void fxt_symtab_find_all(Dwfl_Module *mod, const char *name, fxt_demangle_fn *fn, uintptr_t *out,
+			 size_t max, size_t *n)
+{
+	int count = dwfl_module_getsymtab(mod);
+	char buf[FXT_SYM_NAME_MAX + 1];
+
+	for (int i = 1; i < count && *n < max; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *s = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (!s || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !addr)
+			continue;
+		if (strcmp(s, name) &&
+		    !(fn && fxt_is_mangled(s) && fxt_demangle(fn, s, buf, sizeof(buf)) &&
+		      !strcmp(buf, name)))
+			continue;
+		size_t j = 0;
+		while (j < *n && out[j] != (uintptr_t)addr)
+			j++;
+		if (j == *n)
+			out[(*n)++] = (uintptr_t)addr;
+	}
 }

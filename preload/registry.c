@@ -1,0 +1,362 @@
+/* The provider thread of a process registered with the trace manager service (common/
+ * registry.h, the Fuchsia Tracing System Design's TraceRegistry): it finds the runtime
+ * directory, connects to registry.sock (a manager of this user only: SO_PEERCRED), says HELLO
+ * and serves START and STOP; with no manager yet it sleeps on inotify until the socket appears
+ * (no polling wakeups). START is vetted field by field (a bad message closes the connection);
+ * it makes the buffer in the session it names through provider.c (STARTED on the session's
+ * socket, as under fxtrun), then the state goes RUNNING (ARMED with a start trigger). STOP
+ * ends the recording as the exit flush does, closes the session connection, answers STOPPED,
+ * retires the buffer mapping and goes IDLE. A manager gone stops tracing (the buffer is
+ * dropped: no one reads it) and the thread waits for the next one. The thread blocks every
+ * signal, holds the tracer guard for good (nothing of it is recorded), and keeps its
+ * descriptors at 64 and above, close-on-exec: the program never notices it. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "preload/registry.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/options.h"
+#include "common/protocol.h"
+#include "common/registry.h"
+#include "common/runtime.h"
+#include "preload/fxtp.h"
+#include "preload/init.h"
+#include "preload/life.h"
+#include "preload/provider.h"
+#include "preload/real.h"
+#include "preload/sample.h"
+#include "preload/sched.h"
+#include "preload/trigger.h"
+
+#define FD_MIN 64		/* keep the program's own fd numbers as they would be untraced */
+#define REFUSED_TRIES 7		/* connects refused once the socket appeared (bound, not yet
+				 * listening): retried after 1, 2, 4 ... 64 ms, then events only */
+
+static struct {
+	int on;			/* this process registers */
+	int fd;			/* the registry connection, -1: none (release-stored) */
+	ino_t ino;		/* its inode: the program may close and reuse the number */
+	int inotify;		/* watching the runtime directory, -1: none */
+	int watch;		/* its watch, -1: none */
+	uint64_t session;	/* the trace this process is in, 0: none */
+} reg = { .fd = -1, .inotify = -1, .watch = -1 };
+
+/* The message being handled (provider thread only). */
+static union {
+	struct fxt_msg h;
+	struct fxt_msg_start start;
+	struct fxt_msg_session session;
+	char bytes[FXT_MSG_MAX];
+} in;
+
+int fxtp_registry_wanted(void)
+{
+	const char *r = getenv(FXT_ENV_REGISTER), *s = getenv(FXT_ENV_SESSION);
+	return r && !strcmp(r, "1") && !(s && *s);
+}
+
+/* fd moved to FD_MIN or above, close-on-exec; -1 (fd closed) when it cannot be. */
+static int high_fd(int fd)
+{
+	if (fd < 0)
+		return -1;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_MIN);
+	close(fd);
+	return high;
+}
+
+static int ours(int fd, ino_t ino)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == ino;
+}
+
+void fxtp_registry_send(const void *msg, size_t size)
+{
+	int saved = errno;
+	int fd = __atomic_load_n(&reg.fd, __ATOMIC_ACQUIRE);
+	if (ours(fd, reg.ino) && send(fd, msg, size, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		/* the manager is gone: the provider thread sees it too */
+	}
+	errno = saved;
+}
+
+static void send_session(uint16_t type, uint64_t session)
+{
+	struct fxt_msg_session m = { { type, FXT_REGISTRY_VERSION, sizeof(m) }, session };
+	fxtp_registry_send(&m, sizeof(m));
+}
+
+/* A connection to dir's registry socket whose peer is this user's: its fd, or -errno. */
+static int connect_to(const char *dir)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, FXT_REGISTRY_SOCKET) >=
+	    (int)sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	int fd = high_fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	if (fd < 0)
+		return -errno;
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int rc = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno
+		 : getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ? -errno
+		 : cr.uid != getuid() ? -EPERM : 0;
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* Waits for a manager: connects when registry.sock is there, else sleeps until inotify says
+ * something changed in the runtime directory (made, 0700, when missing). Returns the
+ * connection, or -1 when the directory is unusable (one line on stderr: the process runs
+ * untraced). */
+static int wait_manager(void)
+{
+	char dir[PATH_MAX], ev[4096] __attribute__((aligned(8)));
+	const char *why;
+	int tries = 0;
+	for (;;) {
+		int rc = fxt_runtime_dir(dir, sizeof(dir), 1, &why);
+		if (rc < 0) {
+			fxtp_warn("FXT_REGISTER: unusable runtime directory; not registering",
+				  why);
+			return -1;
+		}
+		if (reg.inotify < 0)
+			reg.inotify = high_fd(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+		if (reg.inotify >= 0 && reg.watch < 0)
+			reg.watch = inotify_add_watch(reg.inotify, dir,
+						      IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
+							      IN_MOVE_SELF | IN_ONLYDIR);
+		if (reg.watch < 0) {
+			fxtp_warn("FXT_REGISTER: cannot watch the runtime directory; not registering",
+				  strerror(errno));
+			return -1;
+		}
+		int fd = connect_to(dir);
+		if (fd >= 0)
+			return fd;
+		/* Refused right after the socket appeared: bound, not listening yet. */
+		int ms = fd == -ECONNREFUSED && tries < REFUSED_TRIES ? 1 << tries++ : -1;
+		struct pollfd p = { .fd = reg.inotify, .events = POLLIN };
+		if (poll(&p, 1, ms) <= 0)
+			continue;
+		ssize_t n;
+		while ((n = read(reg.inotify, ev, sizeof(ev))) > 0) {
+			for (char *e = ev; e < ev + n;) {
+				const struct inotify_event *ie = (const void *)e;
+				if (ie->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+					inotify_rm_watch(reg.inotify, reg.watch);
+					reg.watch = -1;	/* made and watched again above */
+				}
+				e += sizeof(*ie) + ie->len;
+			}
+		}
+		tries = 0;
+	}
+}
+
+/* Ends this process's part in the trace: the recording stopped as at exit, the session
+ * connection closed; gone: the manager is gone, so the buffer file goes too; else STOPPED is
+ * answered. Then the mapping is retired and the state goes IDLE. */
+static void end_trace(int gone)
+{
+	uint64_t id = reg.session;
+	reg.session = 0;
+	fxtp_api_stop();
+	if (fxtp_stop() < 0)
+		return;	/* no buffer (or the process is exiting: the exit flush won) */
+	fxtp_provider_end(gone);
+	if (!gone)
+		send_session(FXT_MSG_STOPPED, id);
+	fxtp_retire_buffer();
+	fxtp_triggers_clear();
+	fxtp_state_move(fxtp_state_word(), FXTP_STATE_IDLE);
+}
+
+/* The start of a trace, START vetted: triggers resolved, the buffer made in the session
+ * (STARTED sent there), then RUNNING or ARMED. A buffer that cannot be made: one line on
+ * stderr, STOPPED answered (this process is not in the trace). */
+static void begin_trace(const struct fxt_msg_start *m, const struct fxt_trigger *tr)
+{
+	int armed = fxtp_triggers_set(tr, m->ntriggers, m->session);
+	fxtp_provider_session(m->session_dir, (enum fxt_buf_mode)m->mode);
+	fxtp.buffer_size = (size_t)m->buffer_size;
+	int rc = fxtp_open_buffer();
+	if (rc < 0) {
+		fxtp_warn("cannot make the buffer of a trace; not tracing it", strerror(-rc));
+		fxtp_triggers_clear();
+		fxtp_provider_end(1);
+		send_session(FXT_MSG_STOPPED, m->session);
+		return;
+	}
+	reg.session = m->session;
+	fxtp_state_move(fxtp_state_word(), armed ? FXTP_STATE_ARMED : FXTP_STATE_RUNNING);
+	fxtp_api_start(m->categories);
+	fxtp_sample_start();
+	fxtp_sched_start();
+}
+
+/* Whether s[0, size) holds a NUL. */
+static int terminated(const char *s, size_t size)
+{
+	return memchr(s, 0, size) != NULL;
+}
+
+/* Vets a START of n bytes (common/registry.h: every field) and begins the trace. Returns -1
+ * for a bad message. */
+static int on_start(size_t n)
+{
+	const struct fxt_msg_start *m = &in.start;
+	const struct fxt_trigger *tr = (const struct fxt_trigger *)(m + 1);
+	if (n < sizeof(*m) || m->ntriggers > FXT_TRIGGERS_MAX ||
+	    n != sizeof(*m) + m->ntriggers * sizeof(*tr) || !m->session ||
+	    m->buffer_size < (1ULL << 20) || m->buffer_size > (64ULL << 30) ||
+	    (m->mode != FXT_BUF_ONESHOT && m->mode != FXT_BUF_CIRCULAR &&
+	     m->mode != FXT_BUF_STREAMING) ||
+	    !terminated(m->session_dir, sizeof(m->session_dir)) || m->session_dir[0] != '/' ||
+	    !terminated(m->categories, sizeof(m->categories)))
+		return -1;
+	for (uint32_t i = 0; i < m->ntriggers; i++)
+		if (tr[i].kind < FXT_TRIGGER_START || tr[i].kind > FXT_TRIGGER_SNAPSHOT ||
+		    tr[i].reserved || !terminated(tr[i].function, sizeof(tr[i].function)) ||
+		    !tr[i].function[0])
+			return -1;
+	/* The categories as FXT_CATEGORIES takes them; the session a private directory of
+	 * ours (the buffer file is made in it). */
+	struct fxt_settings set;
+	const struct fxt_option *cats = fxt_option_find("FXT_CATEGORIES", 0);
+	fxt_settings_default(&set);
+	struct stat st;
+	if ((m->categories[0] && (!cats || cats->parse(m->categories, &set) < 0)) ||
+	    lstat(m->session_dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077))
+		return -1;
+	if ((fxtp_state_word() & FXTP_STATE_MASK) != FXTP_STATE_IDLE)
+		return -1;	/* already in a trace: the manager lost track */
+	begin_trace(m, tr);
+	return 0;
+}
+
+/* STOP: ends the trace named (if it is this process's), answers STOPPED. */
+static int on_stop(size_t n)
+{
+	if (n != sizeof(in.session))
+		return -1;
+	uint64_t id = in.session.session;
+	if (reg.session && id == reg.session)
+		end_trace(0);
+	else
+		send_session(FXT_MSG_STOPPED, id);
+	return 0;
+}
+
+/* Serves one manager until it goes (or sends a bad message). */
+static void serve(int fd)
+{
+	struct stat st;
+	struct fxt_msg_hello hello = {
+		.h = { FXT_MSG_HELLO, FXT_REGISTRY_VERSION, sizeof(hello) },
+		.pid = (uint32_t)getpid(),
+	};
+	snprintf(hello.name, sizeof(hello.name), "%s", fxtp.prog);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	reg.ino = st.st_ino;
+	__atomic_store_n(&reg.fd, fd, __ATOMIC_RELEASE);
+	fxtp_registry_send(&hello, sizeof(hello));
+	for (;;) {
+		ssize_t n = recv(fd, &in, sizeof(in), MSG_TRUNC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)sizeof(in.h) || (size_t)n > sizeof(in) || !ours(fd, reg.ino) ||
+		    in.h.version != FXT_REGISTRY_VERSION || in.h.size != (uint32_t)n)
+			break;
+		int rc = in.h.type == FXT_MSG_START ? on_start((size_t)n)
+			 : in.h.type == FXT_MSG_STOP ? on_stop((size_t)n) : -1;
+		if (rc < 0)
+			break;
+	}
+	__atomic_store_n(&reg.fd, -1, __ATOMIC_RELEASE);
+	if (reg.session)
+		end_trace(1);
+	if (ours(fd, reg.ino))
+		close(fd);
+}
+
+static void *provider(void *arg)
+{
+	(void)arg;
+	fxtp_enter(&fxtp_self);	/* held for good: nothing this thread runs is recorded */
+	pthread_setname_np(pthread_self(), "fxt-provider");
+	for (;;) {
+		int fd = wait_manager();
+		if (fd < 0)
+			return NULL;
+		serve(fd);
+	}
+}
+
+int fxtp_registry_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t th;
+	reg.on = 1;
+	fxtp_real_init();
+	if (!fxtp_real.pthread_create)
+		return -ENOSYS;
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = fxtp_real.pthread_create(&th, &attr, provider, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return -rc;
+}
+
+void fxtp_registry_fork_child(void)
+{
+	if (!reg.on)
+		return;
+	/* The parent's connection and watch: the child's copies close, the parent's stay. */
+	if (ours(reg.fd, reg.ino))
+		close(reg.fd);
+	reg.fd = -1;
+	if (reg.inotify >= 0)
+		close(reg.inotify);
+	reg.inotify = reg.watch = -1;
+	uint32_t w = fxtp_state_word(), s = w & FXTP_STATE_MASK;
+	if (s != FXTP_STATE_RUNNING && s != FXTP_STATE_ARMED) {
+		/* Not tracing (or the parent was mid-stop): the child starts idle. */
+		if (reg.session) {
+			fxtp_provider_end(0);
+			fxtp_retire_buffer();
+		}
+		reg.session = 0;
+		if (s == FXTP_STATE_STOPPING)
+			fxtp_state_move(w, FXTP_STATE_IDLE);
+	}
+	if (fxtp_registry_start() < 0)
+		fxtp_warn("FXT_REGISTER: cannot start the provider thread of a forked child", NULL);
+}
