@@ -9,7 +9,10 @@
  * retires the buffer mapping and goes IDLE. A manager gone stops tracing (the buffer is
  * dropped: no one reads it) and the thread waits for the next one. The thread blocks every
  * signal, holds the tracer guard for good (nothing of it is recorded), and keeps its
- * descriptors at 64 and above, close-on-exec: the program never notices it. */
+ * descriptors at 64 and above, close-on-exec: the program never notices it (the descriptors
+ * of the wait are made before main; one made later, a new connection or a trace's buffer
+ * and session socket, holds a low number for an instant before it moves: a program thread
+ * opening a file in that very instant gets the next number). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "preload/registry.h"
@@ -51,9 +54,10 @@ static struct {
 	int fd;			/* the registry connection, -1: none (release-stored) */
 	ino_t ino;		/* its inode: the program may close and reuse the number */
 	int inotify;		/* watching the runtime directory, -1: none */
+	int spare;		/* a socket not connected yet, -1: none */
 	int watch;		/* its watch, -1: none */
 	uint64_t session;	/* the trace this process is in, 0: none */
-} reg = { .fd = -1, .inotify = -1, .watch = -1 };
+} reg = { .fd = -1, .inotify = -1, .spare = -1, .watch = -1 };
 
 /* The message being handled (provider thread only). */
 static union {
@@ -108,17 +112,25 @@ static int connect_to(const char *dir)
 	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, FXT_REGISTRY_SOCKET) >=
 	    (int)sizeof(a.sun_path))
 		return -ENAMETOOLONG;
-	int fd = high_fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	int fd = reg.spare;
+	reg.spare = -1;
+	if (fd < 0)
+		fd = high_fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (fd < 0)
 		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int rc = -errno;
+		if (rc == -ENOENT || rc == -ECONNREFUSED)
+			reg.spare = fd;	/* not connected: tried again later */
+		else
+			close(fd);
+		return rc;
+	}
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	int rc = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno
-		 : getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ? -errno
-		 : cr.uid != getuid() ? -EPERM : 0;
-	if (rc < 0) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.uid != getuid()) {
 		close(fd);
-		return rc;
+		return -EPERM;
 	}
 	return fd;
 }
@@ -139,8 +151,6 @@ static int wait_manager(void)
 				  why);
 			return -1;
 		}
-		if (reg.inotify < 0)
-			reg.inotify = high_fd(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
 		if (reg.inotify >= 0 && reg.watch < 0)
 			reg.watch = inotify_add_watch(reg.inotify, dir,
 						      IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF |
@@ -325,6 +335,13 @@ int fxtp_registry_start(void)
 	fxtp_real_init();
 	if (!fxtp_real.pthread_create)
 		return -ENOSYS;
+	/* The descriptors the wait needs, made now, while the program opens none (constructor,
+	 * fork): a number taken, even for an instant, by the thread later could be the one
+	 * the program's own open() would have got. */
+	if (reg.inotify < 0)
+		reg.inotify = high_fd(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+	if (reg.spare < 0)
+		reg.spare = high_fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	sigfillset(&all);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -345,7 +362,9 @@ void fxtp_registry_fork_child(void)
 	reg.fd = -1;
 	if (reg.inotify >= 0)
 		close(reg.inotify);
-	reg.inotify = reg.watch = -1;
+	if (reg.spare >= 0)
+		close(reg.spare);
+	reg.inotify = reg.watch = reg.spare = -1;
 	uint32_t w = fxtp_state_word(), s = w & FXTP_STATE_MASK;
 	if (s != FXTP_STATE_RUNNING && s != FXTP_STATE_ARMED) {
 		/* Not tracing (or the parent was mid-stop): the child starts idle. */

@@ -1,7 +1,7 @@
 /* Symbolizer claims: static and exported functions of the program, of a linked library, of
  * dlopen'ed libraries (plain, separate or stale debuginfo, DWARF only), of the vDSO, demangled
- * C++ methods, the module+0xoffset fallback, cut names, stability over repeated lookups and
- * 4 threads at once. */
+ * C++ methods, the module+0xoffset fallback, cut names, names found back as addresses
+ * (fxt_sym_find), stability over repeated lookups and 4 threads at once. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -199,6 +199,18 @@ int main(void)
 	ok(n == 7 && strlen(small) == 7, "a module+0xoffset name is cut to the buffer too (got %d)", n);
 	ok(fxt_sym_lookup(sym, 0, NULL, 10) == -EINVAL && fxt_sym_lookup(NULL, 0, small, 8) == -EINVAL &&
 	   fxt_sym_lookup(sym, 0, small, 0) == -EINVAL, "bad arguments fail with -EINVAL");
+
+	/* Names to addresses (triggers): plain symbols, static ones, demangled C++ names. */
+	uintptr_t found[4];
+	ok(fxt_sym_find(sym, "static_fn", found, 4) == 1 && found[0] == (uintptr_t)static_fn,
+	   "fxt_sym_find finds a static function by its name");
+	ok(fxt_sym_find(sym, "exported_fn", found, 4) == 1 && found[0] == (uintptr_t)exported_fn,
+	   "and an exported one, once (its weak alias is another name)");
+	ok(fxt_sym_find(sym, "ns::Class<int>::method(int) const", found, 4) == 1 &&
+	   found[0] == cpp_method_addr(), "a C++ method by the name fxt_sym_lookup gives it");
+	ok(fxt_sym_find(sym, "no_such_function_here", found, 4) == 0, "an unknown name: none");
+	ok(fxt_sym_find(sym, "", found, 4) == -EINVAL && fxt_sym_find(sym, NULL, found, 4) == -EINVAL,
+	   "an empty or NULL name fails with -EINVAL");
 
 	/* Libraries loaded after the first lookups, with no fxt_sym_refresh: seen by themselves. */
 	void *plain = dlopen(PLAIN_LIB, RTLD_NOW | RTLD_LOCAL);
