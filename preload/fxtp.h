@@ -39,7 +39,8 @@ enum fxtp_state {
 };
 #define FXTP_STATE_MASK 7u
 #define FXTP_STATE_GEN 8u	/* one generation */
-extern uint32_t fxtp_state;
+/* Hidden: the hooks load it with one RIP-relative move (no GOT address first). */
+extern uint32_t fxtp_state __attribute__((visibility("hidden")));
 
 static inline uint32_t fxtp_state_word(void)
 {

@@ -45,16 +45,21 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	uint64_t now = __rdtsc();
 	struct fxtp_thread *t = &fxtp_self;
 	uintptr_t sp = HOOK_SP();
+	/* Once the state word changes (STOPPING, IDLE, another trace), exits pop nothing: a stop
+	 * reads this thread's frames below its top while it may still run, and entries only
+	 * write above the top. Tested before the clock is read: an idle process pays no rdtsc
+	 * (the slow path reads the time itself, now = 0). */
+	if (unlikely(fxtp_state_word() != t->run_key)) {
+		fxtp_exit_slow(t, (uintptr_t)fn, sp, 0);
+		return;
+	}
+	uint64_t now = __rdtsc();
 	struct fxtp_frame *top = t->top;
-	/* While the guard is held no exit matches the top frame (see fxtp_enter()). Once the
-	 * state word changes (STOPPING, IDLE, another trace), exits pop nothing: a stop reads
-	 * this thread's frames below its top while it may still run, and entries only write
-	 * above the top. */
-	if (unlikely(fxtp_state_word() != t->run_key || top <= t->base ||
-		     top[-1].fn != (uintptr_t)fn || top[-1].sp != sp || !fxtp_tag_fast(top[-1].tag))) {
+	/* While the guard is held no exit matches the top frame (see fxtp_enter()). */
+	if (unlikely(top <= t->base || top[-1].fn != (uintptr_t)fn || top[-1].sp != sp ||
+		     !fxtp_tag_fast(top[-1].tag))) {
 		fxtp_exit_slow(t, (uintptr_t)fn, sp, now);
 		return;
 	}

@@ -154,12 +154,10 @@ int fxtp_join(struct fxtp_thread *t)
 	return 1;
 }
 
-__attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
-					       uintptr_t site)
+/* The entry slow path while recording (fxtp_enter_slow below decides). */
+static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintptr_t fn,
+						    uintptr_t sp, uintptr_t site)
 {
-	/* Idle: one test. Armed: only a start trigger's entry goes on (registry.c). */
-	if (!fxtp_running() && !fxtp_trigger_armed(t, fn))
-		return;
 	if (!fxtp_enter(t))
 		return;
 	if (!fxtp_join(t))
@@ -208,6 +206,18 @@ out:
 	fxtp_leave(t);
 }
 
+__attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
+					       uintptr_t site)
+{
+	/* Idle: one test and back, before any register is saved. Armed: only a start
+	 * trigger's entry goes on (trigger.c). */
+	uint32_t s = fxtp_state_word() & FXTP_STATE_MASK;
+	if (unlikely(s != FXTP_STATE_RUNNING) &&
+	    (s != FXTP_STATE_ARMED || !fxtp_trigger_armed(t, fn)))
+		return;
+	enter_running(t, fn, sp, site);
+}
+
 __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
 					      uint64_t now)
 {
@@ -215,7 +225,7 @@ __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t f
 		return;
 	if (!fxtp_join(t))
 		goto out;
-	if (!fxtp.use_tsc)
+	if (!now || !fxtp.use_tsc)
 		now = fxtp_now();
 	if (t->sigjump)
 		fxtp_sig_unwind(t, sp, now);

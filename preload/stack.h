@@ -8,7 +8,8 @@
 
 /* Slow paths of the hooks, taking the guard: thread setup, shadow stack growth, dead-frame
  * repair at entry, name cache misses, depth cap, no TSC; at exit mismatched frames, chunk
- * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook. */
+ * refill and the events that are not the 24-byte fast form. now: TSC read at the exit hook
+ * (0: not read, the state word changed). */
 void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site);
 /* Whether t may record now: the state is RUNNING and t joined it (rejoining here when it last
  * recorded under another word: fxtp_thread_rejoin). Guard held. Fails: 0 (not running, t dead,
