@@ -204,6 +204,32 @@ calls() {
 	[ "$(calls t_snap)" -eq 2 ]
 }
 
+@test "each START's categories reach the <fxt/trace.h> macros; nothing is recorded between traces" {
+	run drive <<-'EOF'
+	accept
+	start cats=cat_a
+	prog on
+	prog api
+	stop
+	prog api
+	start cats=cat_b,cat_x*
+	prog on
+	prog api
+	prog api
+	stop
+	start
+	prog on
+	prog api
+	stop
+	end
+	EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+	"$FXT" check t.fxt
+	[ "$("$FXT" dump t.fxt | grep -c 'instant .*name="ev_a"')" -eq 2 ]
+	[ "$("$FXT" dump t.fxt | grep -c 'instant .*name="ev_b"')" -eq 3 ]
+}
+
 @test "a malformed START (each field) closes the connection; the provider registers again and traces" {
 	{
 		echo accept

@@ -7,6 +7,7 @@
  *   tstart | tstop | tsnap   one call of t_start / t_stop / t_snap (trigger functions)
  *   fork N          a child makes N calls of child_work(), then exits 7 once it reads "done"
  *   exec            the image execs itself; the new one answers "image 2"
+ *   api             one <fxt/trace.h> instant in category "cat_a" and one in "cat_b"
  *   fd              the number open() gives now (the tracer's descriptors stay out of the way)
  *   quit S          exits with status S
  * End of input: exit 0. Built with -finstrument-functions. */
@@ -151,6 +152,10 @@ int main(int argc, char **argv)
 			char *args[] = { argv[0], "exec", NULL };
 			execv("/proc/self/exe", args);
 			printf("exec failed\n");
+		} else if (!strncmp(line, "api", 3)) {
+			TRACE_INSTANT("cat_a", "ev_a", TRACE_SCOPE_THREAD);
+			TRACE_INSTANT("cat_b", "ev_b", TRACE_SCOPE_THREAD);
+			printf("api\n");
 		} else if (!strncmp(line, "fd", 2)) {
 			int fd = open("/dev/null", O_RDONLY);
 			printf("fd %d\n", fd);
