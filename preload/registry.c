@@ -218,10 +218,13 @@ static void begin_trace(const struct fxt_msg_start *m, const struct fxt_trigger 
 		return;
 	}
 	reg.session = m->session;
-	fxtp_state_move(fxtp_state_word(), armed ? FXTP_STATE_ARMED : FXTP_STATE_RUNNING);
-	fxtp_api_start(m->categories);
+	/* Sampling and context switches first: their events follow only the threads created
+	 * after they open (the first START's; later ones resume them). The macros' generation
+	 * last: TRACE_ENABLED() then means everything runs. */
 	fxtp_sample_start();
 	fxtp_sched_start();
+	fxtp_state_move(fxtp_state_word(), armed ? FXTP_STATE_ARMED : FXTP_STATE_RUNNING);
+	fxtp_api_start(m->categories);
 }
 
 /* Whether s[0, size) holds a NUL. */

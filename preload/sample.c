@@ -51,6 +51,7 @@ static struct fxtp_sblock *block_for_sample(void)
 		return cur = NULL;
 	b = &fxtp_sampling.pool[i];
 	b->tid = (uint64_t)gettid();
+	b->used = 0;	/* a pool started over holds the last trace's samples */
 	return cur = b;
 }
 

@@ -230,6 +230,33 @@ calls() {
 	[ "$("$FXT" dump t.fxt | grep -c 'instant .*name="ev_b"')" -eq 3 ]
 }
 
+@test "sampling and context switches run in each trace only: both buffers have theirs, no overlap" {
+	export FXT_SCHED=1 FXT_SAMPLE=5000
+	run drive <<-'EOF'
+	accept
+	start size=536870912
+	prog on
+	prog threads 2 2000000
+	stop
+	prog call 1000000
+	start size=536870912
+	prog on
+	prog threads 2 2000000
+	stop
+	end
+	EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$FXT" check t.fxt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *warning* ]]
+	"$FXT" dump t.fxt | awk '/ provider_section / { p = $3 }
+		/ context_switch / { c[p]++ } / cat="sample" / { s[p]++ }
+		END { exit !(c["provider=1"] > 0 && c["provider=2"] > 0 &&
+			     s["provider=1"] > 0 && s["provider=2"] > 0) }'
+}
+
 @test "a malformed START (each field) closes the connection; the provider registers again and traces" {
 	{
 		echo accept
