@@ -12,7 +12,11 @@
  * descriptors at 64 and above, close-on-exec: the program never notices it (the descriptors
  * of the wait are made before main; one made later, a new connection or a trace's buffer
  * and session socket, holds a low number for an instant before it moves: a program thread
- * opening a file in that very instant gets the next number). */
+ * opening a file in that very instant gets the next number). Left open: a thread that stays
+ * inside a slow path (guard held) across a whole STOP and the next START writes what it was
+ * writing into the new buffer under its old thread index; threads that exist before the
+ * first START are not sampled nor followed by context switches (their perf events follow
+ * only threads made after they open); triggers see the modules loaded at START. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "preload/registry.h"
