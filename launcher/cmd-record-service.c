@@ -40,7 +40,7 @@ static const char usage[] =
 
 int cmd_record_is_service(int argc, char **argv)
 {
-	static const char *const client[] = { "--duration", "--pid", "--name" };
+	static const char *const client[] = { "--duration", "--pid", "--name", "--trigger" };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (a[0] != '-' || !strcmp(a, "--"))

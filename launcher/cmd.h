@@ -21,7 +21,7 @@ int cmd_snapshot(int argc, char **argv);
 /* `fxt record` without a program (cmd-record-service.c): a client of the manager service. */
 int cmd_record_service(int argc, char **argv);
 /* Whether argv asks `fxt record` for the service client: no PROGRAM before any of --duration,
- * --pid, --name (cmd-record-service.c). Fails: never. */
+ * --pid, --name, --trigger (cmd-record-service.c). Fails: never. */
 int cmd_record_is_service(int argc, char **argv);
 
 /* The exit status of every command that reads an archive (check, dump, report, json, stats,

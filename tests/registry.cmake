@@ -26,3 +26,11 @@ if(R_BATS)
 		${R_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/registry.bats)
 	set_tests_properties(registry-bats PROPERTIES LABELS nosan TIMEOUT 300)
 endif()
+# The real service end to end: `fxt manager` and g-reg registered (FXT_REGISTER=1, or fxtrun
+# --start-stopped), controlled by fxt list/record/start/stop/snapshot (tests/bats/service-live.bats).
+if(R_BATS)
+	add_test(NAME service-live-bats COMMAND ${CMAKE_COMMAND} -E env LIB=$<TARGET_FILE:fxtauto>
+		FXT=$<TARGET_FILE:fxt> FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun PROG=$<TARGET_FILE:g-reg>
+		${R_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/service-live.bats)
+	set_tests_properties(service-live-bats PROPERTIES LABELS nosan TIMEOUT 300)
+endif()

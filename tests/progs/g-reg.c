@@ -4,6 +4,7 @@
  *   call N          N calls of work() on this thread
  *   threads T N     T threads, each N calls of work(), joined
  *   bg T / halt     T threads calling work() until halt (joined; answers how many calls)
+ *   pace            one thread calling work() once a millisecond until halt
  *   tstart | tstop | tsnap   one call of t_start / t_stop / t_snap (trigger functions)
  *   fork N          a child makes N calls of child_work(), then exits 7 once it reads "done"
  *   exec            the image execs itself; the new one answers "image 2"
@@ -66,7 +67,7 @@ static int until(int on)
 }
 
 static long per_thread;
-static volatile int halting;
+static volatile int halting, pacing;
 static long bg_calls[64];
 
 static void *caller(void *arg)
@@ -80,9 +81,12 @@ static void *caller(void *arg)
 static void *looper(void *arg)
 {
 	long *n = arg;
+	struct timespec ms = { 0, 1000000 };
 	while (!halting) {
 		work();
 		(*n)++;
+		if (pacing)
+			nanosleep(&ms, NULL);
 	}
 	return NULL;
 }
@@ -112,8 +116,10 @@ int main(int argc, char **argv)
 			for (long i = 0; i < a; i++)
 				pthread_join(th[i], NULL);
 			printf("threaded\n");
-		} else if (sscanf(line, "bg %ld", &a) == 1 && a > 0 && a <= 64) {
+		} else if ((sscanf(line, "bg %ld", &a) == 1 && a > 0 && a <= 64) ||
+			   (!strncmp(line, "pace", 4) && (a = 1))) {
 			halting = 0;
+			pacing = line[0] == 'p';
 			for (nbg = 0; nbg < a; nbg++)
 				pthread_create(&bg[nbg], NULL, looper, &bg_calls[nbg]);
 			printf("started %d\n", nbg);

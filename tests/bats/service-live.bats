@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# The manager service end to end with real providers: `fxt manager` (launcher/service*.c) and
+# programs started with FXT_REGISTER=1 LD_PRELOAD=libfxtauto.so (preload/registry.c) or with
+# `fxtrun --start-stopped`, controlled by `fxt list|record|start|stop|snapshot`. The program is
+# g-reg (tests/progs/g-reg.c), told what to call line by line through a FIFO; every count is
+# read back from the archive with `fxt dump`, exact.
+# Environment: LIB (libfxtauto.so), FXT, FXTRUN, PROG (g-reg).
+# SPDX-License-Identifier: MIT
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -m 700 rt
+	export FXT_RUNTIME_DIR=$BATS_TEST_TMPDIR/rt
+	timeout 10 "$FXT" manager
+}
+
+teardown() {
+	for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null || true; done
+	[ -f rt/manager.pid ] && kill -KILL "$(cut -d' ' -f1 rt/manager.pid)" 2>/dev/null || true
+	true
+}
+
+# spawn N [launcher...]: starts g-reg number N registered, reading in.N and answering on out.N
+# (this shell's ends: fds W[N] and R[N], numbered by bash); its pid in pid.N.
+spawn() {
+	local n=$1
+	shift
+	mkfifo "in.$n" "out.$n"
+	if [ $# -gt 0 ]; then
+		"$@" "$PROG" <"in.$n" >"out.$n" 2>"err.$n" &
+	else
+		FXT_REGISTER=1 LD_PRELOAD=$LIB "$PROG" <"in.$n" >"out.$n" 2>"err.$n" &
+	fi
+	echo $! >"pid.$n"
+	exec {w}>"in.$n" {r}<"out.$n"
+	W[$n]=$w
+	R[$n]=$r
+}
+
+# say N LINE: sends LINE to g-reg N and prints its answer (10 s at most).
+say() {
+	local n=$1 answer
+	shift
+	echo "$*" >&"${W[$n]}"
+	read -r -t 10 answer <&"${R[$n]}" || answer=timeout
+	echo "$answer"
+}
+
+# state PID: the program's state in `fxt list` ("" when not listed).
+state() {
+	"$FXT" list | awk -v p="$1" '$1 == p { print $3 }'
+}
+
+# wait_state PID STATE: until `fxt list` shows it (10 s at most).
+wait_state() {
+	for _ in $(seq 200); do
+		[ "$(state "$1")" = "$2" ] && return 0
+		sleep 0.05
+	done
+	echo "pid $1 never $2: $("$FXT" list)" >&2
+	return 1
+}
+
+# calls NAME FILE [PID]: complete events of function NAME (of process PID) in FILE.
+calls() {
+	"$FXT" dump "$2" | grep " name=\"$1\" end_ts=" | grep -c "thread=${3:-[0-9]*}/" || true
+}
+
+@test "a registered program is listed idle; start, stop: exactly the calls in between" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	[ "$(say 1 call 100)" = "called 100" ]
+	"$FXT" start --pid "$p"
+	[ "$(say 1 on)" = on ]
+	[ "$(state "$p")" = tracing ]
+	[ "$(say 1 call 1000)" = "called 1000" ]
+	"$FXT" stop -o t.fxt
+	[ "$(say 1 off)" = off ]
+	[ "$(say 1 call 100)" = "called 100" ]
+	"$FXT" check t.fxt
+	[ "$(calls work t.fxt)" -eq 1000 ]
+	wait_state "$p" idle
+	echo "quit 4" >&"${W[1]}"
+	st=0
+	wait "$p" || st=$?
+	[ "$st" -eq 4 ]
+}
+
+@test "record --duration 1s: a valid archive of that second only, then idle again" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	[ "$(say 1 pace)" = "started 1" ]	# work() once a millisecond
+	run timeout 30 "$FXT" record --duration 1s -o t.fxt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 process"* ]]
+	"$FXT" check t.fxt
+	# about a second of calls, not the program's life before or after (a loaded machine
+	# sleeps longer than asked: bounds only)
+	n=$(calls work t.fxt)
+	echo "$n calls"
+	[ "$n" -gt 100 ] && [ "$n" -le 1100 ]
+	span=$("$FXT" stats t.fxt | awk '/^time span:/ { print $3 }')
+	echo "span $span ms"
+	awk -v s="$span" 'BEGIN { exit !(s > 500 && s < 1600) }'
+	wait_state "$p" idle
+	sleep 0.5
+	[ "$(say 1 halt)" = "halted busy" ]
+}
+
+@test "two programs in one archive as two providers; one registering mid-trace is traced" {
+	spawn 1
+	spawn 2
+	p1=$(cat pid.1) p2=$(cat pid.2)
+	wait_state "$p1" idle
+	wait_state "$p2" idle
+	"$FXT" start
+	[ "$(say 1 on)" = on ]
+	[ "$(say 2 on)" = on ]
+	spawn 3
+	p3=$(cat pid.3)
+	[ "$(say 3 on)" = on ]
+	[ "$(say 1 call 300)" = "called 300" ]
+	[ "$(say 2 call 700)" = "called 700" ]
+	[ "$(say 3 call 50)" = "called 50" ]
+	"$FXT" stop -o t.fxt
+	"$FXT" check t.fxt
+	[ "$(calls work t.fxt "$p1")" -eq 300 ]
+	[ "$(calls work t.fxt "$p2")" -eq 700 ]
+	[ "$(calls work t.fxt "$p3")" -eq 50 ]
+	[ "$(calls work t.fxt)" -eq 1050 ]
+}
+
+@test "a second trace is refused while one runs; --name chooses" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --name nobody-here
+	[ "$(state "$p")" = idle ]
+	run "$FXT" start
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"running"* || "$output" == *"busy"* ]]
+	"$FXT" stop -o none.fxt
+	"$FXT" start --name g-reg
+	[ "$(say 1 on)" = on ]
+	"$FXT" stop -o t.fxt
+	"$FXT" check t.fxt
+}
+
+@test "flight recorder: a snapshot of a wrapped circular buffer holds the last calls; the trace goes on" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --mode circular --buffer-size 1M --pid "$p"
+	[ "$(say 1 on)" = on ]
+	[ "$(say 1 call 300000)" = "called 300000" ]
+	[ "$(say 1 tsnap)" = "t_snap" ]	# the last call before the snapshot
+	"$FXT" snapshot -o s.fxt
+	"$FXT" check s.fxt
+	n=$(calls work s.fxt)
+	[ "$n" -gt 1000 ] && [ "$n" -lt 300000 ]	# wrapped: the oldest are gone
+	[ "$(calls t_snap s.fxt)" -eq 1 ]
+	# the last work call of the snapshot ends before t_snap starts
+	"$FXT" dump s.fxt | grep -E ' name="(work|t_snap)" end_ts=' | tail -1 | grep -q t_snap
+	[ "$(state "$p")" = tracing ]
+	[ "$(say 1 call 10)" = "called 10" ]
+	"$FXT" stop -o t.fxt
+	"$FXT" check t.fxt
+}
+
+@test "triggers: start@ and stop@ bound the recording; exact counts" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	timeout 60 "$FXT" record --pid "$p" --trigger start@t_start --trigger stop@t_stop \
+		-o t.fxt 2>rec.err &
+	rec=$!
+	wait_state "$p" armed
+	[ "$(say 1 call 100)" = "called 100" ]
+	[ "$(say 1 tstart)" = t_start ]
+	[ "$(state "$p")" = tracing ]
+	[ "$(say 1 call 300)" = "called 300" ]
+	[ "$(say 1 tstop)" = t_stop ]
+	[ "$(say 1 call 100)" = "called 100" ]
+	[ "$(say 1 tstart)" = t_start ]
+	[ "$(say 1 call 20)" = "called 20" ]
+	kill -INT "$rec"
+	wait "$rec" || { cat rec.err; false; }
+	"$FXT" check t.fxt
+	[ "$(calls work t.fxt)" -eq 320 ]
+	[ "$(calls t_start t.fxt)" -eq 2 ]
+	[ "$(calls t_stop t.fxt)" -eq 0 ]
+}
+
+@test "trigger snapshot@: the record ends with exactly what came before the function" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	timeout 60 "$FXT" record --mode circular --trigger snapshot@t_snap -o t.fxt 2>rec.err &
+	rec=$!
+	wait_state "$p" tracing
+	[ "$(say 1 call 400)" = "called 400" ]
+	[ "$(say 1 tsnap)" = t_snap ]
+	[ "$(say 1 call 50)" = "called 50" ]
+	wait "$rec" || { cat rec.err; false; }
+	cat rec.err
+	"$FXT" check t.fxt
+	[ "$(calls work t.fxt)" -eq 400 ]
+}
+
+@test "runtime categories reach the program's <fxt/trace.h> macros" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --categories cat_b
+	[ "$(say 1 on)" = on ]
+	[ "$(say 1 api)" = api ]
+	"$FXT" stop -o t.fxt
+	"$FXT" dump t.fxt | grep -q 'name="ev_b"'
+	! "$FXT" dump t.fxt | grep -q 'name="ev_a"'
+}
+
+@test "the manager killed mid-trace: the program runs on untraced, keeps its status, registers again" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --mode streaming -o t.fxt
+	[ "$(say 1 on)" = on ]
+	kill -KILL "$(cut -d' ' -f1 rt/manager.pid)"
+	[ "$(say 1 off)" = off ]
+	[ "$(say 1 call 1000)" = "called 1000" ]
+	run timeout 10 "$FXT" list	# starts a new manager
+	wait_state "$p" idle
+	echo "quit 6" >&"${W[1]}"
+	st=0
+	wait "$p" || st=$?
+	[ "$st" -eq 6 ]
+}
+
+@test "fxtrun --start-stopped: registered, traced on demand, its status kept" {
+	spawn 1 "$FXTRUN" --start-stopped
+	p=$(pgrep -n -f "$PROG" -P "$(cat pid.1)")
+	wait_state "$p" idle
+	grep -q "registered with the trace manager" err.1
+	"$FXT" start --pid "$p"
+	[ "$(say 1 on)" = on ]
+	[ "$(say 1 call 250)" = "called 250" ]
+	"$FXT" stop -o t.fxt
+	[ "$(calls work t.fxt)" -eq 250 ]
+	echo "quit 9" >&"${W[1]}"
+	st=0
+	wait "$(cat pid.1)" || st=$?
+	[ "$st" -eq 9 ]
+}
+
+@test "fxtrun --start-stopped refuses -o and --mode (they belong to the recording command)" {
+	run "$FXTRUN" --start-stopped -o x.fxt true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--start-stopped: -o"* ]]
+	run "$FXTRUN" --start-stopped --mode circular true
+	[ "$status" -eq 2 ]
+}
