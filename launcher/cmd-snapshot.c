@@ -19,19 +19,9 @@ static const char usage[] = "usage: fxt snapshot -o FILE\n"
 int cmd_snapshot(int argc, char **argv)
 {
 	const char *out = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc &&
-		    argv[i + 1][0]) {
-			out = argv[++i];
-			continue;
-		}
-		fprintf(stderr, ME ": unexpected argument '%s'\nTry '" ME " --help'.\n", argv[i]);
-		return 2;
-	}
+	int rc = fxt_ctl_parse_output(ME, usage, argc, argv, &out);
+	if (rc >= 0)
+		return rc;
 	if (!out) {
 		fprintf(stderr, ME ": -o FILE is required\nTry '" ME " --help'.\n");
 		return 2;
@@ -47,14 +37,8 @@ int cmd_snapshot(int argc, char **argv)
 		return 1;
 	}
 	static uint64_t buf[FXT_MSG_MAX / 8];
-	struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)),
-				   .what = FXT_END_SNAPSHOT };
-	int type = fxt_ctl_call(ME, fd, &req, sizeof(req), f.fd, buf);
-	close(fd);
+	int ok = fxt_ctl_end(ME, fd, FXT_END_SNAPSHOT, f.fd, buf) == 1;
 	const struct fxt_msg_reply *r = (const void *)buf;
-	int ok = type == FXT_MSG_REPLY && r->status == 0;
-	if (type == FXT_MSG_REPLY && !ok)
-		fprintf(stderr, ME ": %s\n", r->message);
 	if (fxt_ctl_file_close(ME, &f, ok) < 0 || !ok)
 		return 1;
 	fprintf(stderr, ME ": %llu events of %llu process%s written to %s\n",

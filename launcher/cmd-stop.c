@@ -22,19 +22,9 @@ static const char usage[] = "usage: fxt stop [-o FILE]\n"
 int cmd_stop(int argc, char **argv)
 {
 	const char *out = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc &&
-		    argv[i + 1][0]) {
-			out = argv[++i];
-			continue;
-		}
-		fprintf(stderr, ME ": unexpected argument '%s'\nTry '" ME " --help'.\n", argv[i]);
-		return 2;
-	}
+	int rc = fxt_ctl_parse_output(ME, usage, argc, argv, &out);
+	if (rc >= 0)
+		return rc;
 	int fd = fxt_ctl_connect(ME, 0);
 	if (fd == -2)
 		fprintf(stderr, ME ": no trace running (no manager)\n");
@@ -46,20 +36,14 @@ int cmd_stop(int argc, char **argv)
 		return 1;
 	}
 	static uint64_t buf[FXT_MSG_MAX / 8];
-	struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)),
-				   .what = FXT_END_STOP };
-	int type = fxt_ctl_call(ME, fd, &req, sizeof(req), f.fd, buf);
-	close(fd);
+	int replied = fxt_ctl_end(ME, fd, FXT_END_STOP, f.fd, buf);
 	const struct fxt_msg_reply *r = (const void *)buf;
-	int ok = type == FXT_MSG_REPLY && r->status == 0;
-	if (type == FXT_MSG_REPLY && !ok)
-		fprintf(stderr, ME ": %s\n", r->message);
+	int ok = replied == 1;
 	/* The archive is the start's file when it had one (the manager ignored ours). */
 	char path[PATH_MAX];
-	uint64_t noted = type == FXT_MSG_REPLY && r->status != -ESRCH && r->status != -EINVAL
+	uint64_t noted = replied >= 0 && r->status != -ESRCH && r->status != -EINVAL
 				 ? fxt_ctl_note_read(path, sizeof(path), 1)
 				 : 0;
-	int rc = 0;
 	if (noted && noted == r->session) {
 		snprintf(started.path, sizeof(started.path), "%s", path);
 		snprintf(started.part, sizeof(started.part), "%s.part", path);

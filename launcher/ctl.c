@@ -364,3 +364,35 @@ uint64_t fxt_ctl_note_read(char *path, size_t size, int remove)
 	strcpy(path, line + at);
 	return session;
 }
+
+int fxt_ctl_parse_output(const char *me, const char *usage, int argc, char **argv,
+			 const char **out)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc &&
+		    argv[i + 1][0]) {
+			*out = argv[++i];
+			continue;
+		}
+		fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n", me, argv[i], me);
+		return 2;
+	}
+	return -1;
+}
+
+int fxt_ctl_end(const char *me, int fd, uint32_t what, int file, void *buf)
+{
+	struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)), .what = what };
+	int type = fxt_ctl_call(me, fd, &req, sizeof(req), file, buf);
+	close(fd);
+	if (type != FXT_MSG_REPLY)
+		return -1;
+	const struct fxt_msg_reply *r = buf;
+	if (r->status)
+		fprintf(stderr, "%s: %s\n", me, r->message);
+	return !r->status;
+}

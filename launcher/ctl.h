@@ -28,6 +28,18 @@ int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, 
  * after printing why. */
 int fxt_ctl_read(const char *me, int fd, void *buf);
 
+/* Parses the arguments of `fxt stop` and `fxt snapshot`: -o/--output FILE into *out (left as
+ * it is when absent), --help (prints usage). Returns -1 to go on, else the exit status (0 after
+ * the help, 2 after a one-line error). Fails: see above. */
+int fxt_ctl_parse_output(const char *me, const char *usage, int argc, char **argv,
+			 const char **out);
+
+/* Sends END (what: FXT_END_STOP or FXT_END_SNAPSHOT, with file unless -1) on fd, closes fd and
+ * reads the reply into buf (FXT_MSG_MAX bytes, 8-aligned), printing the manager's message when
+ * it refused. Returns 1 when the manager says done, 0 when it refused, -1 when no reply came
+ * (printed). Not thread-safe. */
+int fxt_ctl_end(const char *me, int fd, uint32_t what, int file, void *buf);
+
 /* The archive a client passes to the manager: created as path.part (O_EXCL, never following a
  * link), renamed to path when the manager says it is complete. */
 struct fxt_ctl_file {
