@@ -17,6 +17,7 @@
 #ifndef FXT_COMMON_REGISTRY_H
 #define FXT_COMMON_REGISTRY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Environment. */
@@ -175,5 +176,31 @@ struct fxt_msg_reply {
 	uint32_t corrupt;
 	char message[512];
 };
+
+/* START's buffer size range (as FXT_BUFFER_SIZE). */
+#define FXT_START_BUFFER_MIN (1ULL << 20)
+#define FXT_START_BUFFER_MAX (64ULL << 30)
+
+/* Who sent the packet: each side accepts only the types its peer may send. */
+enum fxt_msg_from {
+	FXT_FROM_PROVIDER = 0,	/* registry socket, at the manager: HELLO, STOPPED, TRIGGERED */
+	FXT_FROM_CLIENT = 1,	/* control socket, at the manager: LIST, TRACE, END */
+	FXT_FROM_REGISTRY = 2,	/* registry socket, at a provider: START, STOP */
+	FXT_FROM_CONTROL = 3,	/* control socket, at a client: LIST_REPLY, REPLY */
+};
+
+/* Checks the packet pkt (len bytes, 8-byte aligned) from `from`: the header's size is len and
+ * its version FXT_REGISTRY_VERSION, the type is one that sender may send, the size is exactly
+ * what the type's body and counts say, reserved fields are zero, enumerations are in range and
+ * every string is NUL-terminated within its field. Returns the type, or -EBADMSG with *why
+ * (may be NULL) saying what is wrong. Fails: -EBADMSG. Thread-safe, no I/O. */
+int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char **why);
+
+/* Fills a packet header. Fails: never. Thread-safe. */
+static inline struct fxt_msg fxt_msg_hdr(enum fxt_msg_type type, size_t size)
+{
+	return (struct fxt_msg){ .type = (uint16_t)type, .version = FXT_REGISTRY_VERSION,
+				 .size = (uint32_t)size };
+}
 
 #endif

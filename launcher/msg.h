@@ -1,7 +1,7 @@
-/* The service's packets on the wire (common/registry.h): vetting a received packet exactly as
- * the contract says, and sending or receiving one SOCK_SEQPACKET packet with at most one file
- * descriptor (SCM_RIGHTS). Used by the manager (launcher/service*.c), its clients (ctl.c) and
- * the test providers. Vetting is pure (no I/O, no allocation): the fuzzer feeds it directly. */
+/* The service's packets on the wire (common/registry.h): sending or receiving one SOCK_SEQPACKET
+ * packet with at most one file descriptor (SCM_RIGHTS), and the peer's credentials. Used by the
+ * manager (launcher/service*.c), its clients (ctl.c) and the test providers; every received
+ * packet is vetted with fxt_msg_vet() (common/registry.h) before it is used. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_MSG_H
 #define FXT_LAUNCHER_MSG_H
@@ -10,28 +10,6 @@
 #include <stdint.h>
 
 #include "common/registry.h"
-
-/* Who sent the packet: each side accepts only the types its peer may send. */
-enum fxt_msg_from {
-	FXT_FROM_PROVIDER = 0,	/* registry socket, at the manager: HELLO, STOPPED, TRIGGERED */
-	FXT_FROM_CLIENT = 1,	/* control socket, at the manager: LIST, TRACE, END */
-	FXT_FROM_REGISTRY = 2,	/* registry socket, at a provider: START, STOP */
-	FXT_FROM_CONTROL = 3,	/* control socket, at a client: LIST_REPLY, REPLY */
-};
-
-/* Checks the packet pkt (len bytes, 8-byte aligned) from `from`: the header's size is len and
- * its version FXT_REGISTRY_VERSION, the type is one that sender may send, the size is exactly
- * what the type's body and counts say, reserved fields are zero, enumerations are in range and
- * every string is NUL-terminated within its field. Returns the type, or -EBADMSG with *why
- * (may be NULL) saying what is wrong. Fails: -EBADMSG. Thread-safe, no I/O. */
-int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char **why);
-
-/* Fills a packet header. Fails: never. Thread-safe. */
-static inline struct fxt_msg fxt_msg_hdr(enum fxt_msg_type type, size_t size)
-{
-	return (struct fxt_msg){ .type = (uint16_t)type, .version = FXT_REGISTRY_VERSION,
-				 .size = (uint32_t)size };
-}
 
 /* Sends the packet (len bytes) on fd, with file descriptor file unless it is -1. Never raises
  * SIGPIPE; waits for room unless fd is non-blocking. Fails: -errno (-EAGAIN when a

@@ -231,31 +231,12 @@ static void begin_trace(const struct fxt_msg_start *m, const struct fxt_trigger 
 	fxtp_api_start(m->categories);
 }
 
-/* Whether s[0, size) holds a NUL. */
-static int terminated(const char *s, size_t size)
-{
-	return memchr(s, 0, size) != NULL;
-}
-
-/* Vets a START of n bytes (common/registry.h: every field) and begins the trace. Returns -1
- * for a bad message. */
-static int on_start(size_t n)
+/* A START (vetted by fxt_msg_vet(): sizes, ranges, strings, triggers) is checked for what only
+ * this process can see, then the trace begins. Returns -1 for a bad message. */
+static int on_start(void)
 {
 	const struct fxt_msg_start *m = &in.start;
 	const struct fxt_trigger *tr = (const struct fxt_trigger *)(m + 1);
-	if (n < sizeof(*m) || m->ntriggers > FXT_TRIGGERS_MAX ||
-	    n != sizeof(*m) + m->ntriggers * sizeof(*tr) || !m->session ||
-	    m->buffer_size < (1ULL << 20) || m->buffer_size > (64ULL << 30) ||
-	    (m->mode != FXT_BUF_ONESHOT && m->mode != FXT_BUF_CIRCULAR &&
-	     m->mode != FXT_BUF_STREAMING) ||
-	    !terminated(m->session_dir, sizeof(m->session_dir)) || m->session_dir[0] != '/' ||
-	    !terminated(m->categories, sizeof(m->categories)))
-		return -1;
-	for (uint32_t i = 0; i < m->ntriggers; i++)
-		if (tr[i].kind < FXT_TRIGGER_START || tr[i].kind > FXT_TRIGGER_SNAPSHOT ||
-		    tr[i].reserved || !terminated(tr[i].function, sizeof(tr[i].function)) ||
-		    !tr[i].function[0])
-			return -1;
 	/* The categories as FXT_CATEGORIES takes them; the session a private directory of
 	 * ours (the buffer file is made in it). */
 	struct fxt_settings set;
@@ -273,10 +254,8 @@ static int on_start(size_t n)
 }
 
 /* STOP: ends the trace named (if it is this process's), answers STOPPED. */
-static int on_stop(size_t n)
+static int on_stop(void)
 {
-	if (n != sizeof(in.session))
-		return -1;
 	uint64_t id = in.session.session;
 	if (reg.session && id == reg.session)
 		end_trace(0);
@@ -305,11 +284,10 @@ static void serve(int fd)
 		ssize_t n = recv(fd, &in, sizeof(in), MSG_TRUNC);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < (ssize_t)sizeof(in.h) || (size_t)n > sizeof(in) || !ours(fd, reg.ino) ||
-		    in.h.version != FXT_REGISTRY_VERSION || in.h.size != (uint32_t)n)
+		if (n < 0 || (size_t)n > sizeof(in) || !ours(fd, reg.ino))
 			break;
-		int rc = in.h.type == FXT_MSG_START ? on_start((size_t)n)
-			 : in.h.type == FXT_MSG_STOP ? on_stop((size_t)n) : -1;
+		int type = fxt_msg_vet(&in, (size_t)n, FXT_FROM_REGISTRY, NULL);
+		int rc = type == FXT_MSG_START ? on_start() : type == FXT_MSG_STOP ? on_stop() : -1;
 		if (rc < 0)
 			break;
 	}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: release build with -Werror, the same tests under ASan+UBSan,
-# the buffer tests under TSan, and the reader fuzzer for FXT_FUZZ_SECONDS (default 60).
+# the buffer tests under TSan, the reader fuzzer for FXT_FUZZ_SECONDS (default 60) and the
+# manager service packet fuzzer for FXT_REGISTRY_FUZZ_SECONDS (default 20).
 # Exits non-zero on the first failing stage. Build trees: build/, build-asan/, build-tsan/, build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,9 +26,10 @@ cmake --build build-tsan -j"$jobs"
 ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L tsan
 
 if [ -f tests/fuzz/CMakeLists.txt ] || [ -f tests/fuzz.cmake ]; then
-	stage "reader fuzzer (${FXT_FUZZ_SECONDS:-60} s)"
+	stage "fuzzers: reader ${FXT_FUZZ_SECONDS:-60} s, service packets ${FXT_REGISTRY_FUZZ_SECONDS:-20} s"
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DFXT_FUZZ=ON -DFXT_BUILD_TESTS=ON >/dev/null
-	cmake --build build-fuzz -j"$jobs" --target fuzz-reader
+	cmake --build build-fuzz -j"$jobs" --target fuzz-reader fuzz-registry
 	bash tests/fuzz/run.sh build-fuzz "${FXT_FUZZ_SECONDS:-60}"
+	bash tests/fuzz/run.sh build-fuzz "${FXT_REGISTRY_FUZZ_SECONDS:-20}" fuzz-registry
 fi
 echo "all test stages passed"

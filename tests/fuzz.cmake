@@ -18,8 +18,9 @@ fxt_set_flags(fuzz-reader)
 target_compile_options(fuzz-reader PRIVATE ${fxt_fuzz_flags} -g -O1)
 target_link_options(fuzz-reader PRIVATE ${fxt_fuzz_flags})
 
-# The manager service's packet vetting (launcher/msg.c), every direction: fuzz-registry.
-add_executable(fuzz-registry fuzz/fuzz-registry.c ${PROJECT_SOURCE_DIR}/launcher/msg.c)
+# The manager service's packet vetting (common/registry.c, the manager's, clients' and
+# providers'), every direction: fuzz-registry.
+add_executable(fuzz-registry fuzz/fuzz-registry.c ${PROJECT_SOURCE_DIR}/common/registry.c)
 fxt_set_flags(fuzz-registry)
 target_compile_options(fuzz-registry PRIVATE ${fxt_fuzz_flags} -g -O1)
 target_link_options(fuzz-registry PRIVATE ${fxt_fuzz_flags})

@@ -2,10 +2,10 @@
 # (test-msg), and tests/bats/service.bats driving the real manager with fake providers
 # (tests/service/fake-provider.c: the provider side of common/registry.h made with the writer
 # library, as preload/provider.c makes its buffer) and off-contract packets (svc-poke).
-fxt_unit_test(test-msg unit/test-msg.c ${PROJECT_SOURCE_DIR}/launcher/msg.c)
+fxt_unit_test(test-msg unit/test-msg.c ${PROJECT_SOURCE_DIR}/common/registry.c)
 foreach(tool fake-provider svc-poke)
 	add_executable(${tool} service/${tool}.c ${PROJECT_SOURCE_DIR}/launcher/msg.c
-		${PROJECT_SOURCE_DIR}/common/runtime.c)
+		${PROJECT_SOURCE_DIR}/common/registry.c ${PROJECT_SOURCE_DIR}/common/runtime.c)
 	fxt_set_flags(${tool})
 	target_link_libraries(${tool} PRIVATE fxt_writer)
 endforeach()

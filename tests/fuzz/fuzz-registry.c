@@ -1,12 +1,13 @@
-/* libFuzzer target: arbitrary packets through the manager service's vetting (launcher/msg.c),
- * as each of the four receivers sees them (the first byte picks the direction). A packet that
- * passes is then read as its type says, the way the service reads it: no read may go past it. */
+/* libFuzzer target: arbitrary packets through the manager service's vetting (common/registry.c,
+ * which the manager, its clients and the providers all use), as each of the four receivers sees
+ * them (the first byte picks the direction). A packet that passes is then read as its type
+ * says, the way the service reads it: no read may go past it. */
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/msg.h"
+#include "common/registry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,11 +1,11 @@
-/* The service's packet vetting (launcher/msg.c): every type accepted when exactly right and
+/* The service's packet vetting (common/registry.c): every type accepted when exactly right and
  * refused for each rule it breaks, in each direction. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
 
 #include "check.h"
-#include "launcher/msg.h"
+#include "common/registry.h"
 
 static uint64_t buf[FXT_MSG_MAX / 8 + 1];
 
@@ -81,7 +81,19 @@ int main(void)
 	memset(buf, 0, sizeof(buf));
 	s->h = fxt_msg_hdr(FXT_MSG_START, sizeof(*s));
 	strcpy(s->session_dir, "/dev/shm/x");
+	s->session = 1;
+	s->buffer_size = 1 << 20;
 	ok(vet(sizeof(*s), FXT_FROM_REGISTRY) == FXT_MSG_START, "a START");
+	s->session = 0;
+	ok(vet(sizeof(*s), FXT_FROM_REGISTRY) == -EBADMSG, "a START of session 0");
+	s->session = 1;
+	s->buffer_size = (1 << 20) - 1;
+	ok(vet(sizeof(*s), FXT_FROM_REGISTRY) == -EBADMSG, "a START with a buffer under 1M");
+	s->buffer_size = (64ULL << 30) + 1;
+	ok(vet(sizeof(*s), FXT_FROM_REGISTRY) == -EBADMSG, "a START with a buffer over 64G");
+	s->buffer_size = 1 << 20;
+	strcpy(s->session_dir, "dev/shm/x");
+	ok(vet(sizeof(*s), FXT_FROM_REGISTRY) == -EBADMSG, "a START with a relative directory");
 	s->session_dir[0] = 0;
 	ok(vet(sizeof(*s), FXT_FROM_REGISTRY) == -EBADMSG, "a START without a session directory");
 	ok(vet(sizeof(*s), FXT_FROM_PROVIDER) == -EBADMSG, "START is not a provider's to send");
