@@ -423,9 +423,11 @@ static void end_recording(uint32_t was, int from_signal, int final)
 	/* Hooks already past their state check finish first (exits pop no more after it). */
 	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
-	/* Whether the image has calls or events of its own (samples aside): one that has none (a
-	 * shell or wrapper) leaves its name to one that has (finish_standalone). */
-	fxtp.recorded = !fxtp_standalone_empty(&fxtp.buf) ||
+	/* Whether the image has calls or events of its own (samples and context switches aside: a
+	 * wrapper waiting for its child is switched out too): one that has none (a shell or
+	 * wrapper) leaves its name to one that has (finish_standalone). */
+	fxtp.recorded = __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE) >
+				fxtp_sched_chunks() ||
 			(self->base && self->top != self->base);
 	if (from_signal)
 		fxtp_sample_stop();

@@ -75,6 +75,7 @@ static struct {
 	uint16_t time_shift;
 	uint16_t in_weight_idx, out_weight_idx;	/* string indexes of the argument names */
 	uint64_t switches, lost;	/* written / reported lost by the kernel */
+	uint64_t chunks;		/* chunks w took in this buffer (atomic) */
 } S = { .efd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int perf_open(struct perf_event_attr *a, int cpu)
@@ -219,7 +220,10 @@ static void put_switch(unsigned cpu, uint64_t ts, int out, int preempt, uint64_t
 		.nargs = other ? 0 : 1,
 	};
 	uint32_t words = fxt_cswitch_words(&s);
+	const uint64_t *end = S.w.end;
 	uint64_t *r = words ? fxt_chunk_reserve(&S.w, words) : NULL;
+	if (S.w.end != end)
+		__atomic_add_fetch(&S.chunks, 1, __ATOMIC_RELAXED);
 	if (r && fxt_cswitch_write(r, &s) > 0)
 		S.switches++;
 }
@@ -367,6 +371,7 @@ static void start(void)
 	S.switches = S.lost = 0;
 	pthread_mutex_init(&S.lock, NULL);
 	fxt_chunk_init(&S.w, &fxtp.buf, NULL);
+	__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
 	S.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (S.efd < 0) {
 		fxtp_warn("cannot record context switches (eventfd); going on without",
@@ -450,6 +455,7 @@ void fxtp_sched_start(void)
 		/* Paused by a STOP: the same reader and rings, writing into the new buffer. */
 		pthread_mutex_lock(&S.lock);
 		fxt_chunk_init(&S.w, &fxtp.buf, NULL);
+		__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&S.done, 0, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&S.lock);
 		rings_enable(1);
@@ -469,6 +475,11 @@ void fxtp_sched_pause(void)
 	fxt_chunk_flush(&S.w);
 	pthread_mutex_unlock(&S.lock);
 	errno = saved;
+}
+
+uint64_t fxtp_sched_chunks(void)
+{
+	return __atomic_load_n(&S.chunks, __ATOMIC_RELAXED);
 }
 
 void fxtp_sched_stop(int from_signal)

@@ -5,6 +5,8 @@
 #ifndef FXT_PRELOAD_SCHED_H
 #define FXT_PRELOAD_SCHED_H
 
+#include <stdint.h>
+
 /* Starts recording the process's context switches when FXT_SCHED is set (after the tracer
  * runs), or resumes them after a pause. Where the kernel refuses: one line on stderr, and the trace goes on without.
  * Fails: as said. Not thread-safe (constructor). */
@@ -23,5 +25,10 @@ void fxtp_sched_fork_child(void);
  * if the reader thread is not mid-drain; no lock is waited for). Fails: silently.
  * Thread-safe: the first caller (fxtp_finish's) does the work. */
 void fxtp_sched_stop(int from_signal);
+
+/* Chunks of the current buffer that hold context switches (taken by the reader or a drain):
+ * they say nothing of whether the program recorded calls or events of its own (init.c). Fails:
+ * never. Thread-safe, async-signal-safe. */
+uint64_t fxtp_sched_chunks(void);
 
 #endif

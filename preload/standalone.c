@@ -154,11 +154,6 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 	report_drops(b, out_path ? out_path : part_path);
 }
 
-int fxtp_standalone_empty(const struct fxt_buf *b)
-{
-	return __atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE) == 0;
-}
-
 void fxtp_standalone_discard(void)
 {
 	unlink(part_path);

@@ -27,10 +27,6 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_per_second,
 			    const char *out_path);
 
-/* Whether nothing was recorded in the file's rolling area (no chunk taken: only the process and
- * thread records, strings). Fails: never. Async-signal-safe. */
-int fxtp_standalone_empty(const struct fxt_buf *b);
-
 /* Removes the unfinished file (an image that recorded nothing gives its name up). Fails:
  * silently. Async-signal-safe; instead of fxtp_standalone_finish(). */
 void fxtp_standalone_discard(void);

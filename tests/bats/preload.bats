@@ -297,6 +297,18 @@ filled() {
 	done
 }
 
+@test "a wrapper's own context switches (FXT_SCHED=1) do not make it the one that recorded" {
+	# sh waits for sleep and for the program: switched out, its switches in its buffer before
+	# it ends; they are not calls or events of its own (as samples are not). sleep, which
+	# records nothing either, keeps its own archive of switches as FXT_OUTPUT.<pid>.
+	FXT_SCHED=1 FXT_OUTPUT=t.fxt traced sh -c "sleep 0.2; $PROGS/s-exec second; true" 2>err
+	if grep -q "cannot record context switches" err; then skip "no perf_event_open here"; fi
+	echo "$(ls)"
+	calls_are t.fxt "1 main,5 new_work,"
+	[ "$(ls t.fxt.* | wc -l)" -eq 1 ]
+	"$FXT" dump t.fxt.* | grep -q 'kernel_object obj_type=1 .* name="sleep"'
+}
+
 @test "several programs record under one wrapper: each keeps FXT_OUTPUT.<pid>, none FXT_OUTPUT" {
 	for wrap in sh xargs; do
 		rm -f t.fxt*
