@@ -109,6 +109,7 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 		if (!t->req->buffer_size)
 			t->req->buffer_size = DEFAULT_BUFFER_SIZE;
 		t->id = ++v->next_session;
+		fxt_session_clean(NULL);	/* sessions of managers that were killed */
 		rc = fxt_session_create(&t->session);
 	}
 	if (!rc) {

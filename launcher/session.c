@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/io.h"
@@ -47,6 +48,8 @@ static int write_manager(const char *dir)
 	close(fd);
 	return rc;
 }
+
+#define STALE_EMPTY_SECONDS 60 /* an identity file still empty after this: its writer died */
 
 static const char *tmpdir(void)
 {
@@ -187,8 +190,9 @@ static void remove_archive(int parent, const char *name)
 }
 
 /* Whether session directory name in parent (a directory of ours) belongs to a manager that is
- * gone: its identity file names a pid that is dead or was reused (another start time). A
- * directory without the file is left alone (being created, or not fxtrun's). */
+ * gone: its identity file names a pid that is dead or was reused (another start time), or is
+ * still empty a minute after it was made (its manager was killed between creating and writing
+ * it). A directory without the file is left alone (being created, or not fxtrun's). */
 static int stale(int parent, const char *name)
 {
 	struct stat st;
@@ -201,10 +205,14 @@ static int stale(int parent, const char *name)
 	if (fd < 0)
 		return 0;
 	ssize_t n = read(fd, line, sizeof(line) - 1);
+	struct stat id;
+	int old = fstat(fd, &id) == 0 && time(NULL) - id.st_mtime > STALE_EMPTY_SECONDS;
 	close(fd);
 	int pid;
 	unsigned long long t;
-	if (n <= 0 || sscanf(line, "%d %llu", &pid, &t) != 2 || pid <= 0)
+	if (n == 0)
+		return old;
+	if (n < 0 || sscanf(line, "%d %llu", &pid, &t) != 2 || pid <= 0)
 		return 0;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return 1;

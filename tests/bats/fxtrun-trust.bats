@@ -128,6 +128,17 @@ kill_manager() {
 	[ ! -e "$live_session" ]
 }
 
+@test "fxt clean removes a session whose identity file its manager never wrote, once a minute old" {
+	d=$(mktemp -d /dev/shm/fxtrun.XXXXXX)
+	: >"$d/manager.pid"			# a manager killed between creating and writing it
+	run "$FXT" clean
+	[ -d "$d" ]				# being created, maybe: left alone
+	touch -d '2 minutes ago' "$d/manager.pid"
+	run "$FXT" clean
+	[[ "$output" == *"removed $d"* ]]
+	[ ! -e "$d" ]
+}
+
 @test "the next fxtrun removes sessions whose manager is dead" {
 	start_counting killed
 	kill_manager

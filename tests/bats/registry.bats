@@ -14,6 +14,11 @@ setup() {
 	export FXT_RUNTIME_DIR=$BATS_TEST_TMPDIR/rt
 }
 
+# The sessions of drivers killed here (the killed-manager test) are removed.
+teardown() {
+	"$FXT" clean >/dev/null 2>&1 || true
+}
+
 # drive: runs the driver on g-reg with the script on stdin (bounded).
 drive() {
 	timeout 60 "$DRIVER" -o t.fxt -l "$LIB" -- "$PROG"

@@ -14,10 +14,17 @@ setup() {
 	timeout 10 "$FXT" manager
 }
 
+# The programs end, then the manager (SIGTERM: a running trace is finished first; bounded), and
+# the sessions of managers killed here (the test that SIGKILLs one) are removed.
 teardown() {
 	for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null || true; done
-	[ -f rt/manager.pid ] && kill -KILL "$(cut -d' ' -f1 rt/manager.pid)" 2>/dev/null || true
-	true
+	local m
+	m=$(cut -d' ' -f1 rt/manager.pid 2>/dev/null) || m=
+	if [ -n "$m" ] && kill -TERM "$m" 2>/dev/null; then
+		timeout 10 bash -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.05; done' "$m" ||
+			kill -KILL "$m" 2>/dev/null
+	fi
+	"$FXT" clean >/dev/null 2>&1 || true
 }
 
 # spawn N [launcher...]: starts g-reg number N registered, reading in.N and answering on out.N

@@ -16,6 +16,7 @@ setup() {
 teardown() {
 	for p in "${FAKES[@]}"; do kill "$p" 2>/dev/null || true; done
 	stop_manager
+	"$FXT" clean >/dev/null 2>&1 || true	# sessions of managers the tests killed
 }
 
 # The manager of this test's runtime directory, if any, ends (SIGTERM; waited for, bounded).
