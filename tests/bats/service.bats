@@ -16,6 +16,10 @@ setup() {
 teardown() {
 	for p in "${FAKES[@]}"; do kill "$p" 2>/dev/null || true; done
 	stop_manager
+	if [ -n "${NOBODY_BASE:-}" ]; then	# the manager run as nobody, if a test failed
+		FXT_RUNTIME_DIR=$NOBODY_BASE/rt stop_manager
+		rm -rf "$NOBODY_BASE"
+	fi
 	"$FXT" clean >/dev/null 2>&1 || true	# sessions of managers the tests killed
 }
 
@@ -220,6 +224,7 @@ events() {
 	command -v setpriv >/dev/null || skip "setpriv missing"
 	[ "$(id -u)" -eq 0 ] || skip "needs root to run the manager as nobody"
 	base=$(mktemp -d /tmp/fxt-svc-nobody.XXXXXX)
+	NOBODY_BASE=$base
 	chmod 755 "$base"
 	mkdir -m 700 "$base/rt"
 	chown nobody "$base/rt"
