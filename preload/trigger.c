@@ -35,6 +35,9 @@ int fxtp_triggers_set(const struct fxt_trigger *tr, uint32_t n, uint64_t id)
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t addrs[FXTP_TRIGGER_ADDRS];
 		int found = fxtp_names_find(tr[i].function, addrs, FXTP_TRIGGER_ADDRS - k);
+		if (found <= 0)	/* the trace goes on without it: said once, on stderr */
+			fxtp_warn("no function of this name is loaded; trigger ignored",
+				  tr[i].function);
 		for (int j = 0; j < found; j++)
 			table[k++] = (__typeof__(table[0])){ addrs[j], tr[i].kind };
 		armed |= tr[i].kind == FXT_TRIGGER_START;

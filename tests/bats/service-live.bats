@@ -201,6 +201,18 @@ calls() {
 	[ "$(calls t_stop t.fxt)" -eq 0 ]
 }
 
+@test "a trigger naming no loaded function: one line on the program's stderr, the trace goes on" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --pid "$p" --trigger stop@no_such_function
+	[ "$(say 1 on)" = on ]
+	[ "$(say 1 call 30)" = "called 30" ]
+	"$FXT" stop -o t.fxt
+	[ "$(calls work t.fxt)" -eq 30 ]
+	grep -x "fxtauto: no function of this name is loaded; trigger ignored: no_such_function" err.1
+}
+
 @test "trigger snapshot@: the record ends with exactly what came before the function" {
 	spawn 1
 	p=$(cat pid.1)
