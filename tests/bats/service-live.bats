@@ -109,7 +109,8 @@ calls() {
 	n=$(calls work t.fxt)
 	echo "$n calls"
 	[ "$n" -gt 100 ] && [ "$n" -le 1100 ]
-	span=$("$FXT" stats t.fxt | awk '/^time span:/ { print $3 }')
+	span=$("$FXT" stats t.fxt | awk '/^time span:/ {
+		print $3 * ($4 == "s" ? 1000 : $4 == "us" ? 0.001 : $4 == "ns" ? 1e-6 : 1) }')
 	echo "span $span ms"
 	awk -v s="$span" 'BEGIN { exit !(s > 500 && s < 1600) }'
 	wait_state "$p" idle
