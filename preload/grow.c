@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/fd.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -37,7 +38,6 @@ static uint64_t step_for(uint64_t used)
 		s *= 2;
 	return s;
 }
-#define FD_MIN 64		/* keep the program's own fd numbers as they would be untraced */
 
 static struct {
 	int fd;			/* the buffer file, -1: none (anonymous memory) */
@@ -53,7 +53,7 @@ void (*fxtp_grow_on_step)(void);
 int fxtp_grow_attach(int fd, const char *path, int extends)
 {
 	fxtp_grow_detach();
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_MIN);
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, FXTP_FD_MIN);	/* fd stays the caller's */
 	struct stat st;
 	if (high < 0 || fstat(high, &st) < 0) {
 		if (high >= 0)
@@ -90,8 +90,7 @@ int fxtp_grow_fd(void)
 		close(fd);
 		return -1;
 	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_MIN);
-	close(fd);
+	int high = fxtp_fd_high(fd);
 	grow.fd = high;
 	return high;
 }

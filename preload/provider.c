@@ -29,9 +29,9 @@
 #include "common/options.h"
 #include "common/protocol.h"
 #include "preload/grow.h"
+#include "preload/fd.h"
 #include "writer/policy.h"
 
-#define SOCK_FD_MIN 64	/* keep the program's own fd numbers as they would be untraced */
 
 static struct {
 	char dir[4096];		/* session directory, "" when not managed */
@@ -234,8 +234,7 @@ static void connect_manager(uint32_t n, pid_t pid)
 		close(fd);
 		return;
 	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, SOCK_FD_MIN);
-	close(fd);
+	int high = fxtp_fd_high(fd);
 	struct stat st;
 	if (high < 0 || fstat(high, &st) < 0) {
 		if (high >= 0)

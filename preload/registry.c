@@ -40,6 +40,7 @@
 #include "common/protocol.h"
 #include "common/registry.h"
 #include "common/runtime.h"
+#include "preload/fd.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/life.h"
@@ -49,7 +50,6 @@
 #include "preload/sched.h"
 #include "preload/trigger.h"
 
-#define FD_MIN 64		/* keep the program's own fd numbers as they would be untraced */
 #define REFUSED_TRIES 7		/* connects refused once the socket appeared (bound, not yet
 				 * listening): retried after 1, 2, 4 ... 64 ms, then events only */
 
@@ -75,16 +75,6 @@ int fxtp_registry_wanted(void)
 {
 	const char *r = getenv(FXT_ENV_REGISTER), *s = getenv(FXT_ENV_SESSION);
 	return r && !strcmp(r, "1") && !(s && *s);
-}
-
-/* fd moved to FD_MIN or above, close-on-exec; -1 (fd closed) when it cannot be. */
-static int high_fd(int fd)
-{
-	if (fd < 0)
-		return -1;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_MIN);
-	close(fd);
-	return high;
 }
 
 static int ours(int fd, ino_t ino)
@@ -119,7 +109,7 @@ static int connect_to(const char *dir)
 	int fd = reg.spare;
 	reg.spare = -1;
 	if (fd < 0)
-		fd = high_fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+		fd = fxtp_fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -324,9 +314,9 @@ int fxtp_registry_start(void)
 	 * fork): a number taken, even for an instant, by the thread later could be the one
 	 * the program's own open() would have got. */
 	if (reg.inotify < 0)
-		reg.inotify = high_fd(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+		reg.inotify = fxtp_fd_high(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
 	if (reg.spare < 0)
-		reg.spare = high_fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+		reg.spare = fxtp_fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 	sigfillset(&all);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
