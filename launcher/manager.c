@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "common/proc.h"
 #include "common/protocol.h"
+#include "launcher/msg.h"
 #include "launcher/saver.h"
 #include "writer/buffer.h"
 
@@ -186,10 +187,8 @@ static void drop_pending(struct fxt_manager *m, size_t i)
  * traced pid would take over that provider's connection. */
 static int peer_is(int fd, int pid)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof(cred) &&
-	       cred.pid == pid && cred.uid == getuid();
+	int peer;
+	return fxt_msg_peer_ok(fd, &peer) && peer == pid;
 }
 
 static void on_started(struct fxt_manager *m, int fd, const trace_provider_packet_t *pk)

@@ -9,7 +9,7 @@ endif()
 find_package(Threads REQUIRED)
 add_library(fxt_manager_core STATIC ${PROJECT_SOURCE_DIR}/launcher/manager.c
 	${PROJECT_SOURCE_DIR}/launcher/saver.c ${PROJECT_SOURCE_DIR}/launcher/vet.c
-	${PROJECT_SOURCE_DIR}/launcher/session.c)
+	${PROJECT_SOURCE_DIR}/launcher/session.c ${PROJECT_SOURCE_DIR}/launcher/msg.c)
 fxt_set_flags(fxt_manager_core)
 target_link_libraries(fxt_manager_core PUBLIC fxt_reader fxt_writer)
 add_executable(reg-driver ${CMAKE_CURRENT_SOURCE_DIR}/registry/driver.c)
