@@ -53,34 +53,34 @@ fetch_source() {
 		die "apt-get source sqlite3 failed: see $cache/apt/source.log"
 }
 
-# Builds $cache/speedtest1 from source tree $1 unless the cached one has the same recipe.
+# Prints the path of speedtest1 built from source tree $1 with $cc $cflags, building it unless
+# the cache holds one: one binary per recipe (compiler, flags, source version).
 build_speedtest() {
-	local src=$1 bld recipe
+	local src=$1 bld recipe bin
 	bld=$cache/bld-$(basename "$src")
 	recipe="$cc $cflags -finstrument-functions $(basename "$src")"
-	if [ -x "$cache/speedtest1" ] && [ "$(cat "$cache/speedtest1.recipe" 2>/dev/null)" = "$recipe" ]; then
-		return
+	bin=$cache/speedtest1-$(echo "$recipe" | md5sum | cut -c1-12)
+	if [ ! -x "$bin" ]; then
+		if [ ! -s "$bld/sqlite3.c" ]; then
+			echo "sqlite-edges: making the amalgamation (sqlite3.c) in $bld" >&2
+			mkdir -p "$bld"
+			(cd "$bld" && "$src/configure" --disable-tcl && make sqlite3.c) >"$bld/make.log" 2>&1 ||
+				die "making sqlite3.c failed: see $bld/make.log"
+		fi
+		echo "sqlite-edges: compiling $bin ($recipe)" >&2
+		# shellcheck disable=SC2086 # CFLAGS is a list of flags
+		"$cc" $cflags -finstrument-functions -DNDEBUG -DSQLITE_THREADSAFE=1 -DSQLITE_OS_KV_OPTIONAL \
+			-I"$bld" "$src/test/speedtest1.c" "$bld/sqlite3.c" -o "$bin.new" -lm -lpthread -ldl \
+			>"$bld/cc.log" 2>&1 || die "compiling speedtest1 failed: see $bld/cc.log"
+		mv "$bin.new" "$bin"
 	fi
-	if [ ! -s "$bld/sqlite3.c" ]; then
-		echo "sqlite-edges: making the amalgamation (sqlite3.c) in $bld" >&2
-		mkdir -p "$bld"
-		(cd "$bld" && "$src/configure" --disable-tcl && make sqlite3.c) >"$bld/make.log" 2>&1 ||
-			die "making sqlite3.c failed: see $bld/make.log"
-	fi
-	echo "sqlite-edges: compiling speedtest1 ($recipe)" >&2
-	# shellcheck disable=SC2086 # CFLAGS is a list of flags
-	"$cc" $cflags -finstrument-functions -DNDEBUG -DSQLITE_THREADSAFE=1 -DSQLITE_OS_KV_OPTIONAL \
-		-I"$bld" "$src/test/speedtest1.c" "$bld/sqlite3.c" -o "$cache/speedtest1.new" \
-		-lm -lpthread -ldl >"$bld/cc.log" 2>&1 || die "compiling speedtest1 failed: see $bld/cc.log"
-	mv "$cache/speedtest1.new" "$cache/speedtest1"
-	echo "$recipe" >"$cache/speedtest1.recipe"
+	echo "$bin"
 }
 
 src=$(source_dir)
 [ -n "$src" ] || { fetch_source; src=$(source_dir); }
 [ -n "$src" ] || die "no sqlite3-* source tree in $cache/src after apt-get source"
-build_speedtest "$src"
-bin=$cache/speedtest1
+bin=$(build_speedtest "$src")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-sqlite-edges.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -102,10 +102,10 @@ timed() {
 # The graph prints each call path once with its count; a child is drawn "+-(N) name" three
 # columns right of its parent's "(" when the parent has several children, and "(N) name" in the
 # parent's own column on the next line when it is the only one. The first node is the session
-# (the program's name): calls under it get caller (root). Kernel events (linux:...) are not
-# function calls.
+# (the program's name; one graph per session): calls under it get caller (root). Kernel events
+# (linux:...) are not function calls.
 uftrace_edges() {
-	awk '/^=+ FUNCTION CALL GRAPH/ { graph = 1; next }
+	awk '/^=+ FUNCTION CALL GRAPH/ { graph = 1; nodes = 0; next }
 	graph && match($0, /^[ |+-]*\([0-9]+\) /) {
 		p = index($0, "("); n = substr($0, p + 1, RLENGTH - p - 2); name = substr($0, RLENGTH + 1)
 		parent = substr($0, p - 2, 2) == "+-" ? at[p - 3] : prev
