@@ -87,15 +87,16 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"	# speedtest1 without --memdb writes its database in the working directory
 
 declare -A secs
+# Seconds since T0 (date +%s%N), two decimals.
+since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
 # timed NAME CMD...: runs CMD, its stdout discarded and stderr in $tmp/NAME.log; wall seconds
 # in secs[NAME].
 timed() {
-	local name=$1 t0 t1
+	local name=$1 t0
 	shift
 	t0=$(date +%s%N)
 	"$@" >/dev/null 2>"$tmp/$name.log" || { cat "$tmp/$name.log" >&2; die "$name run failed: $*"; }
-	t1=$(date +%s%N)
-	secs[$name]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	secs[$name]=$(since "$t0")
 }
 
 # uftrace graph -f none on stdin -> "count<TAB>caller<TAB>callee", summed over the call paths.
@@ -135,9 +136,10 @@ timed untraced "$bin" "${args[@]}"
 for ((i = 1; i <= runs; i++)); do
 	timed "uftrace-record$i" uftrace record --no-libcall --no-sched -d "$tmp/u.data" "$bin" "${args[@]}"
 	t0=$(date +%s%N)
-	uftrace graph -f none -d "$tmp/u.data" 2>>"$tmp/uftrace.log" | uftrace_edges | sort >"$tmp/u$i.edges"
-	uftrace report -d "$tmp/u.data" 2>>"$tmp/uftrace.log" | uftrace_calls | sort -k2 >"$tmp/u$i.calls"
-	secs[uftrace-read$i]=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	{ uftrace graph -f none -d "$tmp/u.data" | uftrace_edges | sort >"$tmp/u$i.edges" &&
+		uftrace report -d "$tmp/u.data" | uftrace_calls | sort -k2 >"$tmp/u$i.calls"; } 2>"$tmp/uftrace.log" ||
+		{ cat "$tmp/uftrace.log" >&2; die "uftrace graph or report failed"; }
+	secs[uftrace-read$i]=$(since "$t0")
 	rm -rf "$tmp/u.data"
 	{ [ -s "$tmp/u$i.edges" ] && [ -s "$tmp/u$i.calls" ]; } || die "no edges or calls read from uftrace"
 	same_counts "$tmp/u$i.calls" "$tmp/u$i.edges" ||
@@ -147,19 +149,21 @@ done
 # fxt_side NAME ARCHIVE: edges and call counts of one fxtauto archive, which must be complete.
 fxt_side() {
 	local name=$1 archive=$2 dropped t0
-	dropped=$("$fxt" stats "$archive" | awk '/^records dropped:/ { print $3 }')
+	dropped=$("$fxt" stats "$archive" | awk '/^records dropped:/ { print $3 }') ||
+		die "fxt stats failed on $name's archive"
 	[ "$dropped" = 0 ] || die "$name dropped ${dropped:-an unknown number of} records: no comparison"
 	t0=$(date +%s%N)
-	"$fxt" report --edges "$archive" | sort >"$tmp/$name.edges"
-	"$fxt" report --sort name "$archive" | fxt_calls | sort -k2 >"$tmp/$name.calls"
-	secs[$name-read]=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	{ "$fxt" report --edges "$archive" | sort >"$tmp/$name.edges" &&
+		"$fxt" report --sort name "$archive" | fxt_calls | sort -k2 >"$tmp/$name.calls"; } ||
+		die "fxt report failed on $name's archive"
+	secs[$name-read]=$(since "$t0")
 	rm -f "$archive"
 	{ [ -s "$tmp/$name.edges" ] && [ -s "$tmp/$name.calls" ]; } || die "no edges or calls read from $name's archive"
 }
 timed fxtrun "$fxtrun" -o "$tmp/fxtrun.fxt" "$bin" "${args[@]}"
 fxt_side fxtrun "$tmp/fxtrun.fxt"
-timed preload env FXT_OUTPUT="$tmp/preload.fxt" LD_PRELOAD="$lib" "$bin" "${args[@]}"
-fxt_side preload "$tmp/preload.fxt"
+timed LD_PRELOAD env FXT_OUTPUT="$tmp/LD_PRELOAD.fxt" LD_PRELOAD="$lib" "$bin" "${args[@]}"
+fxt_side LD_PRELOAD "$tmp/LD_PRELOAD.fxt"
 
 # Edges on which the uftrace runs disagree: "caller<TAB>callee<TAB>min..max".
 cat "$tmp"/u*.edges | awk -F'\t' -v runs="$runs" '
@@ -208,12 +212,12 @@ compare() {
 		echo "$name: the edges of fxt report --edges do not sum to fxt report's call counts"
 }
 compare fxtrun
-compare preload
+compare LD_PRELOAD
 
-printf 'wall time (s): untraced %s, fxtrun %s, LD_PRELOAD %s' "${secs[untraced]}" "${secs[fxtrun]}" "${secs[preload]}"
+printf 'wall time (s): untraced %s, fxtrun %s, LD_PRELOAD %s' "${secs[untraced]}" "${secs[fxtrun]}" "${secs[LD_PRELOAD]}"
 for ((i = 1; i <= runs; i++)); do printf ', uftrace record %s' "${secs[uftrace-record$i]}"; done
 echo
 printf 'reading (s): fxt report --edges + fxt report: fxtrun %s, LD_PRELOAD %s' \
-	"${secs[fxtrun-read]}" "${secs[preload-read]}"
+	"${secs[fxtrun-read]}" "${secs[LD_PRELOAD-read]}"
 for ((i = 1; i <= runs; i++)); do printf '; uftrace graph + report %s' "${secs[uftrace-read$i]}"; done
 echo
