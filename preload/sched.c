@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "preload/fd.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/names.h"
@@ -86,9 +87,11 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 		return -1;
 	}
 	/* The process's first thread: the constructor's, a fork child's only one, and also when
-	 * a registered process starts from its provider thread (registry.c). */
-	return (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	 * a registered process starts from its provider thread (registry.c). Above the program's
+	 * descriptors: its own open() calls get the numbers they get untraced. */
+	int fd = (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? fd : fxtp_fd_high(fd);
 }
 
 /* The event of one CPU; returns its fd or -1 (errno). */
@@ -372,7 +375,7 @@ static void start(void)
 	pthread_mutex_init(&S.lock, NULL);
 	fxt_chunk_init(&S.w, &fxtp.buf, NULL);
 	__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
-	S.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	S.efd = fxtp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (S.efd < 0) {
 		fxtp_warn("cannot record context switches (eventfd); going on without",
 			  strerror(errno));
