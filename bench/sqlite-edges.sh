@@ -123,9 +123,10 @@ uftrace_calls() {
 	/^ *=+ +=+/ { rows = 1 }'
 }
 # fxt report (per-function tables, one per process) on stdin -> "count<TAB>function", summed.
+# Rows in brackets ([preempted], [blocked]) are time off CPU, not functions.
 fxt_calls() {
 	awk '/^== / { rows = /^== functions:/; next }
-	rows && $1 ~ /^[0-9]+$/ { c[$NF] += $1 }
+	rows && $1 ~ /^[0-9]+$/ && $NF !~ /^\[/ { c[$NF] += $1 }
 	END { for (k in c) print c[k] "\t" k }'
 }
 # Calls per callee summed from an edge file: must equal the tool's own call counts.
