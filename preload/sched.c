@@ -66,6 +66,9 @@ static struct {
 	struct ring *rings;
 	int efd;			/* eventfd: wakes the reader to stop */
 	int stop;			/* the reader stops (atomic) */
+	unsigned gen;			/* bumped by every start: a reader of an older one ends
+					 * (a failed exec starts again while the last one exits) */
+	pid_t reader_tid;		/* the latest reader thread (atomic; kept after it ends) */
 	int done;			/* fxtp_sched_stop ran (atomic) */
 	int ready;			/* rings and ncpu published to the reader (atomic) */
 	pthread_mutex_t lock;		/* one drainer at a time: owns w and the rings' tails */
@@ -311,13 +314,15 @@ static void drain_all(void)
 
 static void *reader(void *arg)
 {
-	(void)arg;
+	unsigned gen = (unsigned)(uintptr_t)arg;
 	struct fxtp_thread *t = &fxtp_self;
+	__atomic_store_n(&S.reader_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	fxtp_enter(t);	/* held for good: wrappers this thread reaches pass through */
 	struct pollfd *pf = calloc((size_t)S.ncpu + 1, sizeof(*pf));
 	if (!pf)
 		return NULL;
-	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE) == gen) {
 		int n = 0, ready = __atomic_load_n(&S.ready, __ATOMIC_ACQUIRE);
 		uint64_t v;
 		pf[n++] = (struct pollfd){ .fd = S.efd, .events = POLLIN };
@@ -368,6 +373,7 @@ static const struct ring *first_ring(void)
 static void start(void)
 {
 	int rc;
+	unsigned gen = __atomic_add_fetch(&S.gen, 1, __ATOMIC_ACQ_REL);
 	S.stop = 0;
 	S.done = 0;
 	S.ready = 0;
@@ -388,7 +394,8 @@ static void start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
 	fxtp_real_init();
-	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader, NULL) : ENOSYS;
+	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader,
+							     (void *)(uintptr_t)gen) : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		fxtp_warn("cannot record context switches (reader thread); going on without",
@@ -503,4 +510,9 @@ void fxtp_sched_stop(int from_signal)
 		/* the reader stops at its next timeout */
 	}
 	errno = saved;
+}
+
+pid_t fxtp_sched_reader(void)
+{
+	return __atomic_load_n(&S.reader_tid, __ATOMIC_ACQUIRE);
 }
