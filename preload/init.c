@@ -48,6 +48,7 @@
 #include "common/options.h"
 #include "preload/emit.h"
 #include "preload/exec.h"
+#include "common/outpath.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/life.h"
@@ -138,8 +139,11 @@ static int read_options(void)
 		return bad_option(o->filter ? "FXT_FILTER" : "FXT_EXCLUDE", "", "out of memory");
 	fxtp_sampling.hz = o->sample_hz;
 	if (o->output) {
+		const char *why;
 		fxtp.output_set = 1;
 		absolute(o->output, fxtp.output_opt, sizeof(fxtp.output_opt));
+		if (!getenv("FXT_SESSION") && fxt_outpath_check(fxtp.output_opt, &why) < 0)
+			return bad_option("FXT_OUTPUT", o->output, why);	/* a device... */
 	}
 	return 0;
 }
