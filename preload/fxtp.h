@@ -185,6 +185,7 @@ struct fxtp_ctx {
 	pid_t pid;
 	int use_tsc;			/* invariant TSC present: ticks are TSC cycles, else ns */
 	uint64_t t0_ticks, t0_ns;	/* calibration start (CLOCK_MONOTONIC ns) */
+	uint64_t tick_gap;		/* ticks that surely part two timestamps' ns (fxtp_after) */
 	char out_path[4096];		/* final archive path (absolute) */
 	char prog[256];			/* process name for its kernel object record */
 	/* options (init.c) */
@@ -246,6 +247,16 @@ static inline uint64_t fxtp_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The start of a slice nested in one that started at `outer`, for the time now: now, or
+ * outer + tick_gap when now is closer to outer than that (or before it: TSC skew). Perfetto
+ * orders slices by their start in whole nanoseconds, ties by place in the archive, where an
+ * inner slice comes first (written at its end): one starting in its outer slice's nanosecond
+ * would be taken for a partial overlap and dropped (docs/FORMAT.md). */
+static inline uint64_t fxtp_after(uint64_t outer, uint64_t now)
+{
+	return (int64_t)(now - outer) < (int64_t)fxtp.tick_gap ? outer + fxtp.tick_gap : now;
 }
 
 /* sample.c and samples.c (another engineer's, not yet split) get every part's declarations

@@ -32,7 +32,8 @@ uint32_t fxtp_rec_max_words(void);
 
 /* ---- spawn.c ---- */
 /* Exit flush: ends, in w (koid-inline, the calling thread), every pthread_create flow whose
- * thread has not started, so no flow stays half-written. Once, from fxtp_finish. */
+ * thread has not started, inside one short `unstarted thread` span ending at now, so no flow
+ * stays half-written. Once, from fxtp_finish. */
 void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now);
 /* Fork child: forgets the parent's pending flows (their begins are in the parent's archive). */
 void fxtp_spawn_after_fork(void);
