@@ -11,6 +11,9 @@
  *    shared by consecutive samples (same names from the root down) extends one slice; a
  *    sample's stack holds until the next sample, or for one period when the next comes more
  *    than GAP_PERIODS periods later (the thread was off CPU; kernel time is not sampled).
+ *    So slices nest and never partially overlap, as Perfetto requires (it drops such a
+ *    slice): a frame ends with or before its caller (callees closed first, at the same
+ *    time), and starts at least fxtp.tick_gap after it (another nanosecond: fxtp_after).
  * Samples lost to a full pool: one instant event "samples lost" (arg count) on the process.
  * A pc in code dlclose unloaded after the sample was taken is named from the unloaded object's
  * file (fxtp_samples_unloaded: each sample carries the count of unloads before it), not from
@@ -233,8 +236,13 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 			close_frames(f, tid, open, &nopen, keep, ts);
 			for (uint32_t d = 0; d < keep; d++)
 				open[d].count++;
+			/* A frame starts in a nanosecond after its caller's (fxtp_after): slices
+			 * of one sample all start at ts, callees written first, which Perfetto
+			 * would take for partial overlaps. */
 			for (; nopen < n && ids[nopen] != UINT32_MAX; nopen++)
-				open[nopen] = (struct open_frame){ ids[nopen], 1, ts };
+				open[nopen] = (struct open_frame){
+					ids[nopen], 1, nopen ? fxtp_after(open[nopen - 1].start, ts) : ts
+				};
 			prev = ts;
 		}
 	}
