@@ -210,10 +210,7 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 	struct open_frame open[FXTP_SAMPLE_MAX_DEPTH];
 	uint32_t ids[FXTP_SAMPLE_MAX_DEPTH], nopen = 0;
 	uint64_t prev = 0;
-	char tname[32];
-	int len = snprintf(tname, sizeof(tname), "samples %llu", (unsigned long long)tid);
-	fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, FXTP_SAMPLE_TRACK(tid), tname, (uint32_t)len,
-		       (uint64_t)fxtp.pid);
+	int named = 0;	/* the track is named with its first sample (none: no track) */
 	for (uint32_t k = 0; k < nb; k++) {
 		const struct fxtp_sblock *b = &fxtp_sampling.pool[blocks[k]];
 		uint64_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
@@ -224,6 +221,13 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 			at += 2 + n;
 			if (ts > f->stop || n == 0 || n > FXTP_SAMPLE_MAX_DEPTH)
 				continue;
+			if (!named++) {
+				char tname[32];
+				int len = snprintf(tname, sizeof(tname), "samples %llu",
+						   (unsigned long long)tid);
+				fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, FXTP_SAMPLE_TRACK(tid), tname,
+					       (uint32_t)len, (uint64_t)fxtp.pid);
+			}
 			put_raw(f, tid, ts, pcs, n);
 			for (uint32_t d = 0; d < n; d++)	/* root first */
 				ids[d] = pc_name(f, pcs[n - 1 - d], d == n - 1, e);

@@ -82,11 +82,17 @@ static uint64_t span_start(const struct fxtp_thread *t)
 	return fxtp_after(t->base && t->top > t->base ? t->top[-1].start : 0, fxtp_now());
 }
 
-/* The end of a span that began at start and holds a flow record at start + tick_gap. */
+/* The end of a span that began at start and holds a flow record at start + tick_gap: now, or
+ * later to hold it; or the stop time when the trace stopped meanwhile (the archive leaves out
+ * events stamped after it, a span too when its end is: its flow record would lose its slice).
+ * 0: the flow record itself is after the stop. */
 static uint64_t span_end(uint64_t start, uint64_t now)
 {
-	uint64_t min = start + fxtp.tick_gap;
-	return (int64_t)(now - min) > 0 ? now : min;
+	uint64_t min = start + fxtp.tick_gap, end = (int64_t)(now - min) > 0 ? now : min;
+	uint64_t stop = __atomic_load_n(&fxtp.buf.hdr->stop_ticks, __ATOMIC_SEQ_CST);
+	if (!stop || (int64_t)(stop - end) >= 0)
+		return end;
+	return (int64_t)(stop - min) >= 0 ? stop : 0;
 }
 
 /* The new thread's span, then the flow end inside it, committed only if the slot is still ours
@@ -94,6 +100,8 @@ static uint64_t span_end(uint64_t start, uint64_t now)
 static void thread_started(struct fxtp_thread *t, const struct start *st, uint64_t t0)
 {
 	uint64_t end = span_end(t0, fxtp_now());
+	if (!end)
+		return;	/* after the stop: the exit flush ends the flow */
 	struct fxt_event span = span_event(fxtp_thread_ref(t), fxtp_cstr(&s_start), t0, end);
 	fxtp_rec_event(t, &span);
 	if (!st->flow)
@@ -167,10 +175,11 @@ FXTP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 	if (traced && (t = fxtp_rec_enter())) {
 		uint64_t t1 = span_end(t0, fxtp_now());
 		/* No thread: the flow ends where it began (unless the exit flush ended it). */
-		if (rc != 0 && id && pending_claim(slot, id))
+		if (t1 && rc != 0 && id && pending_claim(slot, id))
 			write_flow(t, FXT_ET_FLOW_END, t1, id);
 		struct fxt_event span = span_event(fxtp_thread_ref(t), fxtp_cstr(&s_create), t0, t1);
-		fxtp_rec_event(t, &span);
+		if (t1)
+			fxtp_rec_event(t, &span);
 		fxtp_leave(t);
 	}
 	errno = saved;

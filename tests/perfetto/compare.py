@@ -2,9 +2,11 @@
 """compare.py FXT TRACE_PROCESSOR ARCHIVE [NEEDS]: loads ARCHIVE with Perfetto's
 trace_processor_shell and checks it against what `fxt stats` and `fxt dump` count:
 no stats row of severity error or data_loss; slices (instant, duration begin, complete, async
-begin and instant events), flows (flow steps and ends), logs (the `log` instants mirroring log
+begin and instant events; the `records dropped` notes, which fxt stats counts apart, are there
+when records were dropped), flows (flow steps and ends), logs (the `log` instants mirroring log
 records), counter values (numeric arguments of counter events), sched slices (context switches
-in) equal; the same threads (pid, tid) and processes with the same names. NEEDS: comma-separated
+in) equal; the same threads (pid, tid: those with events, and those only named) and processes
+with the same names. NEEDS: comma-separated
 kinds the archive must hold at least one of (slice, flow, log, counter, sched, thread:N for N
 threads or more), so that a run that recorded nothing does not pass. Prints one line per
 archive; exit 1 with the differences on stderr."""
@@ -60,18 +62,25 @@ def fxt_counts(fxt, archive):
             counters += len(NUMERIC.findall(line))
         elif kind == "context_switch" and " in=0/0 " not in line:
             sched += 1
+        elif kind == "kernel_object" and " obj_type=2 " in line:
+            # a thread named but without events (it began as the trace ended): Perfetto
+            # lists it too
+            m = re.search(r' koid=(\d+) name="((?:[^"\\]|\\.)*)".*"process":koid=(\d+)', line)
+            if m:
+                threads.setdefault((int(m.group(3)), int(m.group(1))), m.group(2))
     return {
         "slice": sum(events.get(k, 0) for k in SLICE_EVENTS),
         "flow": events.get("flow step", 0) + events.get("flow end", 0),
         "log": records.get("log", 0),
         "counter": counters,
         "sched": sched,
-    }, threads, procs
+    }, int(re.search(r"^records dropped: (\d+)", stats, re.M).group(1)), threads, procs
 
 
 QUERY = """
 select 'E', name, severity, value from stats where value > 0 and severity in ('error', 'data_loss');
-select 'N', 'slice', count(*) from slice;
+select 'N', 'slice', count(*) from slice where not (category = 'fxtauto' and name = 'records dropped');
+select 'N', 'drop notes', count(*) from slice where category = 'fxtauto' and name = 'records dropped';
 select 'N', 'flow', count(*) from flow;
 select 'N', 'log', count(*) from slice where category = 'log';
 select 'N', 'counter', count(*) from counter;
@@ -109,10 +118,12 @@ def main():
         sys.exit(__doc__.splitlines()[0])
     fxt, tp, archive = sys.argv[1:4]
     needs = [n for n in (sys.argv[4] if len(sys.argv) == 5 else "").split(",") if n]
-    want, wthreads, wprocs = fxt_counts(fxt, archive)
+    want, dropped, wthreads, wprocs = fxt_counts(fxt, archive)
     errors, got, gthreads, gprocs = perfetto(tp, archive)
     problems = [f"trace_processor stats: {e}" for e in errors]
     problems += [f"{k}: fxt {want[k]}, Perfetto {got.get(k)}" for k in want if got.get(k) != want[k]]
+    if (got.get("drop notes", 0) > 0) != (dropped > 0):
+        problems.append(f"records dropped: fxt {dropped}, Perfetto {got.get('drop notes')} notes")
     for key in sorted(set(wthreads) | set(gthreads)):
         if wthreads.get(key) != gthreads.get(key):
             problems.append(f"thread {key[0]}/{key[1]}: fxt {wthreads.get(key)!r}, "
