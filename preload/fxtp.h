@@ -185,7 +185,6 @@ struct fxtp_ctx {
 	pid_t pid;
 	int use_tsc;			/* invariant TSC present: ticks are TSC cycles, else ns */
 	uint64_t t0_ticks, t0_ns;	/* calibration start (CLOCK_MONOTONIC ns) */
-	uint64_t tick_gap;		/* ticks that surely part two timestamps' ns (fxtp_after) */
 	char out_path[4096];		/* final archive path (absolute) */
 	char prog[256];			/* process name for its kernel object record */
 	/* options (init.c) */
@@ -250,13 +249,16 @@ static inline uint64_t fxtp_now(void)
 }
 
 /* The start of a slice nested in one that started at `outer`, for the time now: now, or
- * outer + tick_gap when now is closer to outer than that (or before it: TSC skew). Perfetto
+ * outer + fxtp_tick_gap when now is closer to outer than that (or before it: TSC skew). Perfetto
  * orders slices by their start in whole nanoseconds, ties by place in the archive, where an
  * inner slice comes first (written at its end): one starting in its outer slice's nanosecond
  * would be taken for a partial overlap and dropped (docs/FORMAT.md). */
+/* Ticks that surely part two timestamps' nanoseconds, set by the constructor. Hidden: the entry
+ * hook loads it with one RIP-relative move. */
+extern uint64_t fxtp_tick_gap __attribute__((visibility("hidden")));
 static inline uint64_t fxtp_after(uint64_t outer, uint64_t now)
 {
-	return (int64_t)(now - outer) < (int64_t)fxtp.tick_gap ? outer + fxtp.tick_gap : now;
+	return (int64_t)(now - outer) < (int64_t)fxtp_tick_gap ? outer + fxtp_tick_gap : now;
 }
 
 /* sample.c and samples.c (another engineer's, not yet split) get every part's declarations

@@ -72,13 +72,14 @@
 uint32_t fxtp_state = FXTP_STATE_SETUP;
 struct fxt_settings fxtp_settings;
 struct fxtp_ctx fxtp;
+uint64_t fxtp_tick_gap;
 static uint64_t fxtp_t0_width;	/* ticks of uncertainty of (fxtp.t0_ticks, fxtp.t0_ns) */
 
 #define CALIBRATE_MIN_NS 10000000ULL /* the longest calibration wait: up to 10 ms of run */
 #define CALIBRATE_SPAN 4000ULL	      /* span / pair error of a calibration (see below) */
 #define CALIBRATE_PAD 64ULL	      /* ticks added to the pairs' widths: reordered reads */
 #define SETTLE_NS 50000ULL /* wait for hooks in flight when the exit flush starts */
-#define GAP_NS 50000ULL	   /* the quick calibration of fxtp.tick_gap at start */
+#define GAP_NS 50000ULL	   /* the quick calibration of fxtp_tick_gap at start */
 #define DURABLE_WAIT_NS 500000000ULL /* the longest wait for durable records in flight */
 
 void fxtp_warn(const char *msg, const char *detail)
@@ -571,7 +572,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		fxtp.name_seq = fxtp.parent_traced = fxtp.output_set && parent_is_traced();
 	fxtp.use_tsc = fxt_invariant_tsc();
 	clock_pair(&fxtp.t0_ticks, &fxtp.t0_ns, &fxtp_t0_width);
-	fxtp.tick_gap = tick_gap();
+	fxtp_tick_gap = tick_gap();
 	if (fxtp.min_ticks && fxtp.use_tsc) {
 		/* A short calibration (1 ms) converts FXT_MIN_DURATION into TSC ticks. */
 		uint64_t ns;

@@ -13,7 +13,7 @@
  *    than GAP_PERIODS periods later (the thread was off CPU; kernel time is not sampled).
  *    So slices nest and never partially overlap, as Perfetto requires (it drops such a
  *    slice): a frame ends with or before its caller (callees closed first, at the same
- *    time), and starts at least fxtp.tick_gap after it (another nanosecond: fxtp_after).
+ *    time), and starts at least fxtp_tick_gap after it (another nanosecond: fxtp_after).
  * Samples lost to a full pool: one instant event "samples lost" (arg count) on the process.
  * A pc in code dlclose unloaded after the sample was taken is named from the unloaded object's
  * file (fxtp_samples_unloaded: each sample carries the count of unloads before it), not from

@@ -4,7 +4,7 @@
  * opens with a short `thread_start` duration holding the flow end, so viewers draw an arrow from
  * the creation to the thread (not in circular mode, where either half may be overwritten).
  * Perfetto binds a flow record to the innermost slice open on its thread when it reads the
- * record, in time order (ties: archive order): so each flow record lies fxtp.tick_gap after its
+ * record, in time order (ties: archive order): so each flow record lies fxtp_tick_gap after its
  * slice's start (another nanosecond), and that slice starts in a nanosecond of its own after
  * the enclosing frame's (fxtp_after). Flow ids are unique in the process. A flow whose thread
  * has not started when the process exits is ended by the exit flush (fxtp_spawn_flush), inside
@@ -82,13 +82,13 @@ static uint64_t span_start(const struct fxtp_thread *t)
 	return fxtp_after(t->base && t->top > t->base ? t->top[-1].start : 0, fxtp_now());
 }
 
-/* The end of a span that began at start and holds a flow record at start + tick_gap: now, or
+/* The end of a span that began at start and holds a flow record at start + fxtp_tick_gap: now, or
  * later to hold it; or the stop time when the trace stopped meanwhile (the archive leaves out
  * events stamped after it, a span too when its end is: its flow record would lose its slice).
  * 0: the flow record itself is after the stop. */
 static uint64_t span_end(uint64_t start, uint64_t now)
 {
-	uint64_t min = start + fxtp.tick_gap, end = (int64_t)(now - min) > 0 ? now : min;
+	uint64_t min = start + fxtp_tick_gap, end = (int64_t)(now - min) > 0 ? now : min;
 	uint64_t stop = __atomic_load_n(&fxtp.buf.hdr->stop_ticks, __ATOMIC_SEQ_CST);
 	if (!stop || (int64_t)(stop - end) >= 0)
 		return end;
@@ -107,7 +107,7 @@ static void thread_started(struct fxtp_thread *t, const struct start *st, uint64
 	if (!st->flow)
 		return;
 	uint64_t rec[16];
-	struct fxt_event e = flow_event(fxtp_thread_ref(t), FXT_ET_FLOW_END, t0 + fxtp.tick_gap,
+	struct fxt_event e = flow_event(fxtp_thread_ref(t), FXT_ET_FLOW_END, t0 + fxtp_tick_gap,
 					st->flow);
 	uint32_t words = fxt_event_words(&e);
 	uint64_t *r = words >= 2 && words <= 16 ? fxt_chunk_reserve(&t->w, words) : NULL;
@@ -160,7 +160,7 @@ FXTP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 		if (fxtp.buf.hdr->mode != FXT_BUF_CIRCULAR)
 			slot = pending_take(id);
 		if (slot < PENDING_FLOWS)
-			write_flow(t, FXT_ET_FLOW_BEGIN, t0 + fxtp.tick_gap, id);
+			write_flow(t, FXT_ET_FLOW_BEGIN, t0 + fxtp_tick_gap, id);
 		else
 			id = 0;
 		fxtp_leave(t);
@@ -197,7 +197,7 @@ void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now)
 {
 	struct fxt_thread self = fxt_thread_inl((uint64_t)fxtp.pid, (uint64_t)gettid());
 	/* The span ends at the stop time: the archive keeps nothing stamped after it. */
-	uint64_t start = now - 2 * fxtp.tick_gap;
+	uint64_t start = now - 2 * fxtp_tick_gap;
 	int spanned = 0;
 	for (unsigned i = 0; i < PENDING_FLOWS; i++) {
 		uint64_t id = __atomic_exchange_n(&pending[i], 0, __ATOMIC_ACQ_REL);
@@ -206,7 +206,7 @@ void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now)
 		/* Inline name: the flush takes no lock (the strings of the flow are interned). */
 		struct fxt_event e[2] = { span_event(self, fxt_str_inl("unstarted thread", 16),
 						     start, now),
-					  flow_event(self, FXT_ET_FLOW_END, start + fxtp.tick_gap, id) };
+					  flow_event(self, FXT_ET_FLOW_END, start + fxtp_tick_gap, id) };
 		for (int k = spanned; k < 2; k++) {
 			uint64_t *r = fxt_chunk_reserve(w, fxt_event_words(&e[k]));
 			if (r)
