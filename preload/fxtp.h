@@ -248,6 +248,19 @@ static inline uint64_t fxtp_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The start of a slice nested in one that started at `outer`, for the time now: now, or
+ * outer + fxtp_tick_gap when now is closer to outer than that (or before it: TSC skew). Perfetto
+ * orders slices by their start in whole nanoseconds, ties by place in the archive, where an
+ * inner slice comes first (written at its end): one starting in its outer slice's nanosecond
+ * would be taken for a partial overlap and dropped (docs/FORMAT.md). */
+/* Ticks that surely part two timestamps' nanoseconds, set by the constructor. Hidden: the entry
+ * hook loads it with one RIP-relative move. */
+extern uint64_t fxtp_tick_gap __attribute__((visibility("hidden")));
+static inline uint64_t fxtp_after(uint64_t outer, uint64_t now)
+{
+	return (int64_t)(now - outer) < (int64_t)fxtp_tick_gap ? outer + fxtp_tick_gap : now;
+}
+
 /* sample.c and samples.c (another engineer's, not yet split) get every part's declarations
  * through this header, as all files did before it was split; CMake defines FXTP_ALL_PARTS for
  * them alone. Every other file includes the part headers it uses. */

@@ -32,6 +32,7 @@ endif()
 
 if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 	add_test(NAME fxtrun-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTAUTO=$<TARGET_FILE:fxtauto>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXT_CALLS=$<TARGET_FILE:fxt-calls>
 		RPROGS=${FXT_RPROGS_DIR} PROGS=${FXT_PROGS_DIR}/gcc
 		SAMPLE_PROG=${CMAKE_CURRENT_BINARY_DIR}/m-split
