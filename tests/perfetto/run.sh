@@ -9,7 +9,7 @@
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 build=$(cd "$1" && pwd)
-tp=$2
+tp=$(realpath "$2")	# the runs change directory
 here=$(cd "$(dirname "$0")" && pwd)
 fxt=$build/launcher/fxt fxtrun=$build/launcher/fxtrun lib=$build/preload/libfxtauto.so
 tests=$build/tests
