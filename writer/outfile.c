@@ -149,6 +149,8 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 	uint64_t *w = mem;
 	size_t at = 0;
 	uint32_t len = (uint32_t)strnlen(name ? name : "", FXT_OUTFILE_MAX_NAME);
+	if (durable_size > FXT_OUTFILE_MAX_DURABLE)
+		return -EINVAL;
 	o->provider_id = (uint32_t)pid;
 	o->stopped = 0;
 	o->taking = 0;
@@ -336,18 +338,19 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 
 /* ---- attaching to a file ---- */
 
-int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size)
+/* The prologue of page (magic, provider info, section, initialization, then the blob holding
+ * the header) and the header's own fields; *id and *init_off receive the provider id and the
+ * offset of the ticks-per-second word. 0, -EINVAL or -EPROTONOSUPPORT. */
+static int check_page(const void *page, uint32_t *id, uint32_t *init_off)
 {
-	const uint64_t *w = mem;
-	if (size < FXT_BUF_HDR_SIZE || ((uintptr_t)mem & 63))
+	const uint64_t *w = page;
+	if ((uintptr_t)page & 7)
 		return -EINVAL;
 	uint64_t magic;
 	fxt_magic_write(&magic);
 	if (w[0] != magic)
 		return -EINVAL;
-	/* magic, provider info, section, initialization, then the blob holding the header */
 	size_t at = 1;
-	uint32_t id = 0;
 	for (int i = 0; i < 4 && at < FXT_BUF_HDR_SIZE / 8; i++) {
 		uint64_t h = w[at], n = fxt_record_words(h);
 		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
@@ -357,16 +360,16 @@ int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size
 			       fxt_field_get(FXT_META_TYPE, h) != FXT_MT_PROVIDER_INFO))
 			return -EINVAL;
 		if (i == 0)
-			id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
+			*id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
 		if (i == 2 && type != FXT_RT_INITIALIZATION)
 			return -EINVAL;
 		if (i == 2)
-			o->init_off = (uint32_t)(at + 1) * 8;
+			*init_off = (uint32_t)(at + 1) * 8;
 		if (i == 3 && (type != FXT_RT_BLOB || (at + n) * 8 != FXT_BUF_HDR_SIZE))
 			return -EINVAL;
 		at += n;
 	}
-	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)mem +
+	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)page +
 								   FXT_OUTFILE_HDR_OFF);
 	if (h->magic != FXT_BUF_MAGIC)
 		return -EINVAL;
@@ -374,10 +377,37 @@ int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size
 		return -EPROTONOSUPPORT;
 	if (h->mode != FXT_BUF_GROWING || h->hdr_off != FXT_OUTFILE_HDR_OFF ||
 	    h->durable_off != FXT_BUF_HDR_SIZE || (h->durable_size & 7) ||
-	    h->durable_size > size - FXT_BUF_HDR_SIZE ||
+	    h->durable_size > FXT_OUTFILE_MAX_DURABLE ||
 	    h->chunks_off != h->durable_off + h->durable_size ||
 	    h->chunk_size < FXT_BUF_MIN_CHUNK || (h->chunk_size & 7) || h->chunk_size > (1u << 20))
 		return -EINVAL;
+	return 0;
+}
+
+const struct fxt_buf_hdr *fxt_outfile_header(const void *page)
+{
+	uint32_t id, init_off;
+	int rc = check_page(page, &id, &init_off);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	return (const struct fxt_buf_hdr *)((const uint8_t *)page + FXT_OUTFILE_HDR_OFF);
+}
+
+int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size)
+{
+	uint32_t id = 0, init_off = 0;
+	if (size < FXT_BUF_HDR_SIZE || ((uintptr_t)mem & 63))
+		return -EINVAL;
+	int rc = check_page(mem, &id, &init_off);
+	if (rc < 0)
+		return rc;
+	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)mem +
+								   FXT_OUTFILE_HDR_OFF);
+	if (h->durable_size > size - FXT_BUF_HDR_SIZE)
+		return -EINVAL;
+	o->init_off = init_off;
 	memset(b, 0, sizeof(*b));
 	b->hdr = (struct fxt_buf_hdr *)h;
 	b->base = mem;
