@@ -40,9 +40,10 @@
  * that recorded nothing gives its number to the next (exec.c).
  * A member's own archive carries its own word: the tree it belongs to (so that `fxt recover`
  * finds the members of a killed tree), whether it ended and recorded, and WRAPPER: it started
- * a traced process. A member that ends with nothing of its own (calls, events or samples;
- * context switches aside) leaves no file when it is a wrapper or a copy of one (a fork child
- * that did not exec: a subshell): only programs keep archives, and R is always someone's.
+ * a traced process. A member that ends with no calls or events of its own leaves no file
+ * when it is a wrapper (unless it has samples: its context switches are its waiting) or a copy
+ * that holds nothing at all (a fork child that did not exec: a subshell; leaves_nothing):
+ * programs keep their archives, and R is always someone's.
  */
 #define LIVE FXT_NT_LIVE
 #define REC_MASK FXT_NT_RECORDERS
@@ -312,15 +313,18 @@ void fxtp_outname_fork_done(int counted, int pid)
 	}
 }
 
-/* A member's image that ends with nothing of its own leaves no file when it is a wrapper or a
- * copy of one (see the top of this file). */
+/* Whether a member's image that ends having recorded no calls or events leaves no file: a
+ * wrapper without samples (its context switches are its waiting for its programs), or a copy
+ * that holds nothing at all (a subshell; one that was switched out keeps its switches, as a
+ * program forked to work does). */
 static int leaves_nothing(const struct fxt_buf *b, int recorded, int at_exec)
 {
 	if (recorded || at_exec || !(tree && member))
 		return 0;
-	if (__atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE) > fxtp_sched_chunks())
-		return 0;	/* samples */
-	return copy || (__atomic_load_n(own_word(), __ATOMIC_ACQUIRE) & FXT_NT_WRAPPER);
+	uint64_t taken = __atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(own_word(), __ATOMIC_ACQUIRE) & FXT_NT_WRAPPER)
+		return taken <= fxtp_sched_chunks();
+	return copy && !taken;
 }
 
 int fxtp_outname_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t tps, const char *out_path,

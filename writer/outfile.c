@@ -194,9 +194,10 @@ void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second)
 
 /* The durable area up to the first hole, then (a killed writer may have left a reservation
  * unwritten between committed records) hole words padded one by one and only durable record
- * types kept after a hole; the rest padding. robust: the first words of the tail are one-word
+ * types kept after a hole, except from word `ours` on (the trailer the finisher wrote: its
+ * records are whole); the rest padding. robust: the first words of the tail are one-word
  * padding, for a record committed late. */
-static void finish_durable(struct fxt_buf *b, int robust)
+static void finish_durable(struct fxt_buf *b, int robust, size_t ours)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
 	const struct fxt_outfile *o = b->ctx;
@@ -211,7 +212,7 @@ static void finish_durable(struct fxt_buf *b, int robust)
 		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
 		int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
 				   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
-		if (hw && n && n <= words - at && (!hole || durable_type)) {
+		if (hw && n && n <= words - at && (!hole || durable_type || at >= ours)) {
 			at += n;
 			continue;
 		}
@@ -224,12 +225,14 @@ static void finish_durable(struct fxt_buf *b, int robust)
 	fxt_outfile_pad(d + at + careful, tail - careful, o->provider_id, 0);
 }
 
-uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust)
+/* fxt_outfile_finish(), the durable area trusted from word ours on. */
+static uint64_t finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust,
+		       size_t ours)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
 	const struct fxt_outfile *o = b->ctx;
 	uint64_t done = section_word(o->provider_id);
-	finish_durable(b, robust);
+	finish_durable(b, robust, ours);
 	if (chunks > h->nchunks)
 		chunks = h->nchunks;
 	if (atomic_load_explicit(&h->open_overflow, memory_order_acquire)) {
@@ -260,6 +263,11 @@ uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff,
 	return h->chunks_off + chunks * h->chunk_size;
 }
 
+uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust)
+{
+	return finish(b, chunks, cutoff, robust, SIZE_MAX);
+}
+
 uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, uint64_t ts,
 			  int robust)
 {
@@ -267,11 +275,11 @@ uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, u
 	uint64_t trailer[FXT_OUTFILE_TRAILER_WORDS];
 	uint32_t n = fxt_outfile_trailer(b, o->provider_id, ts, trailer);
 	uint64_t *at = n ? fxt_buf_durable_reserve(b, n) : NULL;
-	if (at) {
-		memcpy(at + 1, trailer + 1, (n - 1) * 8);
-		__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
-	}
-	return fxt_outfile_finish(b, chunks, cutoff, robust);
+	if (!at)
+		return finish(b, chunks, cutoff, robust, SIZE_MAX);
+	memcpy(at + 1, trailer + 1, (n - 1) * 8);
+	__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
+	return finish(b, chunks, cutoff, robust, (size_t)(at - fxt_buf_durable(b)));
 }
 
 int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,

@@ -371,6 +371,15 @@ filled() {
 	calls_are t.fxt "1 main,5 new_work,"
 }
 
+@test "with FXT_SCHED=1 a wrapper inside the tree still leaves no file (its switches are waiting)" {
+	FXT_SCHED=1 FXT_OUTPUT=t.fxt traced /usr/bin/time -o /dev/null timeout 10 \
+		"$PROGS/s-exec" second 2>err
+	if grep -q "cannot record context switches" err; then skip "no perf_event_open here"; fi
+	echo "$(ls)"
+	[ "$(ls | tr '\n' ' ')" = "err t.fxt " ]
+	calls_are t.fxt "1 main,5 new_work,"
+}
+
 @test "two nested wrappers and a shell, a shell's subshell: FXT_OUTPUT is the program's alone" {
 	# (was: each wrapper inside the tree, and the subshell that runs `echo` in a pipeline,
 	# left its empty archive as FXT_OUTPUT.<pid>)
