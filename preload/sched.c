@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "preload/fd.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/names.h"
@@ -65,6 +66,9 @@ static struct {
 	struct ring *rings;
 	int efd;			/* eventfd: wakes the reader to stop */
 	int stop;			/* the reader stops (atomic) */
+	unsigned gen;			/* bumped by every start: a reader of an older one ends
+					 * (a failed exec starts again while the last one exits) */
+	pid_t reader_tid;		/* the latest reader thread (atomic; kept after it ends) */
 	int done;			/* fxtp_sched_stop ran (atomic) */
 	int ready;			/* rings and ncpu published to the reader (atomic) */
 	pthread_mutex_t lock;		/* one drainer at a time: owns w and the rings' tails */
@@ -86,9 +90,11 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 		return -1;
 	}
 	/* The process's first thread: the constructor's, a fork child's only one, and also when
-	 * a registered process starts from its provider thread (registry.c). */
-	return (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	 * a registered process starts from its provider thread (registry.c). Above the program's
+	 * descriptors: its own open() calls get the numbers they get untraced. */
+	int fd = (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? fd : fxtp_fd_high(fd);
 }
 
 /* The event of one CPU; returns its fd or -1 (errno). */
@@ -308,13 +314,15 @@ static void drain_all(void)
 
 static void *reader(void *arg)
 {
-	(void)arg;
+	unsigned gen = (unsigned)(uintptr_t)arg;
 	struct fxtp_thread *t = &fxtp_self;
+	__atomic_store_n(&S.reader_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	fxtp_enter(t);	/* held for good: wrappers this thread reaches pass through */
 	struct pollfd *pf = calloc((size_t)S.ncpu + 1, sizeof(*pf));
 	if (!pf)
 		return NULL;
-	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE) == gen) {
 		int n = 0, ready = __atomic_load_n(&S.ready, __ATOMIC_ACQUIRE);
 		uint64_t v;
 		pf[n++] = (struct pollfd){ .fd = S.efd, .events = POLLIN };
@@ -365,6 +373,7 @@ static const struct ring *first_ring(void)
 static void start(void)
 {
 	int rc;
+	unsigned gen = __atomic_add_fetch(&S.gen, 1, __ATOMIC_ACQ_REL);
 	S.stop = 0;
 	S.done = 0;
 	S.ready = 0;
@@ -372,7 +381,7 @@ static void start(void)
 	pthread_mutex_init(&S.lock, NULL);
 	fxt_chunk_init(&S.w, &fxtp.buf, NULL);
 	__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
-	S.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	S.efd = fxtp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (S.efd < 0) {
 		fxtp_warn("cannot record context switches (eventfd); going on without",
 			  strerror(errno));
@@ -385,7 +394,8 @@ static void start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
 	fxtp_real_init();
-	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader, NULL) : ENOSYS;
+	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader,
+							     (void *)(uintptr_t)gen) : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		fxtp_warn("cannot record context switches (reader thread); going on without",
@@ -500,4 +510,9 @@ void fxtp_sched_stop(int from_signal)
 		/* the reader stops at its next timeout */
 	}
 	errno = saved;
+}
+
+pid_t fxtp_sched_reader(void)
+{
+	return __atomic_load_n(&S.reader_tid, __ATOMIC_ACQUIRE);
 }

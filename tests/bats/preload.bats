@@ -33,6 +33,14 @@ bad_setting() {
 	[ "${lines[1]}" = $'call\ts-exit\t1\tmain' ]
 }
 
+@test "the program's descriptors keep their numbers: the tracer's (context switches too) sit above" {
+	fds='import os; print([os.open("/dev/null", os.O_RDONLY) for _ in range(3)], sorted(int(f) for f in os.listdir("/proc/self/fd"))[:6])'
+	plain=$(python3 -c "$fds")
+	traced=$(FXT_OUTPUT=fd.fxt LD_PRELOAD="$FXTAUTO" python3 -c "$fds")
+	[ "$plain" = "$traced" ]
+	"$FXT" dump fd.fxt | grep -q ' context_switch '	# recorded by default, fds at 64 and up
+}
+
 @test "without FXT_OUTPUT the archive is fxtauto.<pid>.fxt in the working directory" {
 	pid=$(bash -c 'echo $$ >pid; exec env LD_PRELOAD="$0" "$1" return' "$FXTAUTO" \
 		"$PROGS/s-exit" >/dev/null; cat pid)
@@ -99,7 +107,8 @@ bad_setting() {
 @test "a file size limit drops calls, counts them on stderr and in the archive, program runs on" {
 	plain=$("$PROGS/s-deep")
 	# 3 MiB (ulimit -f counts KiB; 2 MiB of it is the string area): the archive stops growing there; no SIGXFSZ for the program
-	run --separate-stderr bash -c 'ulimit -f 3072; exec env FXT_OUTPUT=lim.fxt \
+	# (no context switches: the drops are then calls alone)
+	run --separate-stderr bash -c 'ulimit -f 3072; exec env FXT_SCHED=0 FXT_OUTPUT=lim.fxt \
 		LD_PRELOAD="$0" "$1"' "$FXTAUTO" "$PROGS/s-deep"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$plain" ]
