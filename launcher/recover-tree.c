@@ -5,12 +5,13 @@
  * finished from the files: every member's own archive names its tree (writer/nametree.h), so
  * the members are the files <R>.* beside R whose word names this root (pid and start). What
  * a member did: a file its process finished says (ENDED, RECORDED); a killed one recorded if
- * it took a chunk (context switches count then: it cannot be told apart). Nothing is changed
- * while a member still runs. */
+ * its chunks hold a record of its own (own_records: not context switches, not the tracer's
+ * stalls), as the live rule counts. Nothing is changed while a member still runs. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,9 @@
 
 #include "launcher/cmd.h"
 #include "launcher/recover.h"
+#include "writer/fields.h"
 #include "writer/nametree.h"
+#include "writer/records.h"
 
 struct member {
 	char path[PATH_MAX];
@@ -34,9 +37,58 @@ struct tree {
 	size_t n, cap;
 };
 
-/* Whether the root's file (header h, status st) waits for its members: finished with nothing
- * recorded (DONE) and not named, or killed before it took a chunk with members counted. */
-static int is_placeholder(const struct fxt_buf_hdr *h, const struct stat *st)
+/* Whether the event record at r (n words) is the tracer's own (a stall: category "fxtauto",
+ * inline, writer/chunk.c). */
+static int tracer_event(const uint64_t *r, uint64_t n)
+{
+	static const char cat[] = "fxtauto";
+	uint64_t ref = fxt_field_get(FXT_EVENT_CATEGORY_REF, r[0]);
+	uint64_t at = 2 + (fxt_field_get(FXT_EVENT_THREAD_REF, r[0]) ? 0 : 2);
+	return ref == (FXT_STRREF_INLINE | (sizeof(cat) - 1)) && at < n &&
+	       !memcmp(r + at, cat, sizeof(cat) - 1);
+}
+
+/* Whether chunk c (words) holds a record of the program's own: anything but the thread record
+ * opening it, context switches, the tracer's stalls and padding (word 0 is the chunk's). */
+static int chunk_own(const uint64_t *c, uint64_t words)
+{
+	for (uint64_t at = 1, n; at < words && c[at]; at += n) {
+		n = fxt_record_words(c[at]);
+		if (!n || n > words - at)
+			return 0;
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, c[at]);
+		if (type == FXT_RT_EVENT ? !tracer_event(c + at, n)
+					 : type != FXT_RT_THREAD && type != FXT_RT_SCHEDULING &&
+						   type != FXT_RT_METADATA && type != FXT_RT_BLOB)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the killed run's file at path (header h, status st) recorded calls or events of its
+ * own: one of the chunks it took holds one. Fails: 0 (unreadable). */
+static int own_records(const char *path, const struct fxt_buf_hdr *h, const struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	uint64_t *c = malloc(h->chunk_size);
+	int own = 0;
+	for (uint64_t i = 0; fd >= 0 && c && !own && i < h->next_chunk; i++) {
+		uint64_t off = h->chunks_off + i * h->chunk_size;
+		if (off + h->chunk_size > (uint64_t)st->st_size ||
+		    pread(fd, c, h->chunk_size, (off_t)off) != (ssize_t)h->chunk_size)
+			break;
+		own = chunk_own(c, h->chunk_size / 8);
+	}
+	free(c);
+	if (fd >= 0)
+		close(fd);
+	return own;
+}
+
+/* Whether the root's file (path, header h, status st) waits for its members: finished with
+ * nothing recorded (DONE) and not named, or killed with members counted and nothing recorded
+ * of its own. */
+static int is_placeholder(const char *path, const struct fxt_buf_hdr *h, const struct stat *st)
 {
 	uint64_t w = h->name_tree;
 	if (w & (FXT_NT_MEMBER | FXT_NT_KEEP | FXT_NT_DECIDED))
@@ -44,7 +96,7 @@ static int is_placeholder(const struct fxt_buf_hdr *h, const struct stat *st)
 	if (h->state == FXT_BUF_STOPPED)
 		return (w & FXT_NT_DONE) != 0;
 	return h->state == FXT_BUF_WRITING && !fxt_recover_still_written(h, st) &&
-	       (w & (FXT_NT_LIVE | FXT_NT_RECORDERS)) && !h->next_chunk;
+	       (w & (FXT_NT_LIVE | FXT_NT_RECORDERS)) && !own_records(path, h, st);
 }
 
 /* path without its ".part" into buf (path ends with it). */
@@ -91,9 +143,10 @@ static int add_member(struct tree *t, const char *shown, const char *placeholder
 	m->pid = (unsigned)h->pid;
 	int killed = !(w & FXT_NT_ENDED);	/* not finished by its process */
 	m->part = ends_part(shown);
-	m->recorded = killed ? h->next_chunk > 0 : (w & FXT_NT_RECORDED) != 0;
-	m->leftover = killed && m->part && !h->next_chunk &&
-		      (w & (FXT_NT_WRAPPER | FXT_NT_COPY));
+	m->recorded = killed ? own_records(shown, h, &st) : (w & FXT_NT_RECORDED) != 0;
+	/* as preload/outname.c's leaves_nothing: a wrapper's switches go with it, a copy's stay */
+	m->leftover = killed && m->part && !m->recorded &&
+		      ((w & FXT_NT_WRAPPER) || ((w & FXT_NT_COPY) && !h->next_chunk));
 	return 0;
 }
 
@@ -190,7 +243,7 @@ int fxt_recover_tree(const char *path, const char *out)
 	if (!ends_part(path) || strlen(path) >= sizeof(r))
 		return -1;
 	const struct fxt_buf_hdr *h = fxt_recover_header(path, page, &st);
-	if (!h || !is_placeholder(h, &st))
+	if (!h || !is_placeholder(path, h, &st))
 		return -1;
 	strip_part(path, r, sizeof(r));
 	struct tree t = { 0 };
