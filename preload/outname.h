@@ -1,9 +1,9 @@
 /* Who takes FXT_OUTPUT in a tree of processes traced without fxtrun (outname.c): the first
  * process (the root) if it recorded anything; else the one descendant that recorded, if only
  * one did; else nobody (the descendants keep FXT_OUTPUT.<pid>, the root's empty archive goes).
- * A descendant that recorded nothing and started processes (a wrapper: timeout, sh -c) or is a
- * fork copy of one (a subshell) leaves no file, so a chain of wrappers leaves only the
- * program's archive. Called by init.c (constructor, finish), fork.c (the fork wrapper) and
+ * A descendant that recorded nothing and started processes (a wrapper: timeout, sh -c; its
+ * context switches go with it) leaves no file, nor does a fork copy that holds nothing (a
+ * subshell), so a chain of wrappers leaves only the program's archive. Called by init.c (constructor, finish), fork.c (the fork wrapper) and
  * exec.c. Not covered (names then as without a tree, nothing lost): a SIGKILLed root or member
  * (the root's archive stays FXT_OUTPUT.part: `fxt recover` on it finishes the naming,
  * launcher/recover-tree.c); a member that execs an image the tracer does not run in (static,
