@@ -46,6 +46,7 @@
 #define FXT_OUTFILE_SLOT_SHIFT 40
 #define FXT_OUTFILE_NO_SLOT 0xfffu	/* the table was full: finishing scans every chunk */
 #define FXT_OUTFILE_MAX_NAME 255u
+#define FXT_OUTFILE_MAX_DURABLE (64ULL << 20)	/* bytes of string area a file may have */
 
 /* Process-local state of a growing buffer, b->ctx. */
 struct fxt_outfile {
@@ -112,6 +113,12 @@ uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint
  * finished one): checks the prologue, the header and that the areas lie in the file.
  * Fails: -EINVAL (not such a file), -EPROTONOSUPPORT (other layout version). Thread-safe. */
 int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size);
+
+/* The header of a standalone archive file from its first FXT_BUF_HDR_SIZE bytes (page, 8-byte
+ * aligned), with the checks of fxt_outfile_attach() that need no more of the file: to read its
+ * state, or to learn how long a file cut short must be (chunks_off: a process killed before
+ * its string area was backed). Fails: NULL, errno EINVAL or EPROTONOSUPPORT. Thread-safe. */
+const struct fxt_buf_hdr *fxt_outfile_header(const void *page);
 
 /* Words of the "records dropped" event (used by the manager's archive too): ts, pid, count and
  * the reason bits. Fails: -EINVAL if dst_words is too small. */
