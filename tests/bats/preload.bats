@@ -454,7 +454,8 @@ files_are() {
 report_calls() {
 	"$FXT" check -q "$1" >&2
 	"$FXT" report "$1" |
-		awk '/^== functions/ { f = 1; next } /^==/ { f = 0 } f && $1 ~ /^[0-9]+$/ { printf "%s %s,", $1, $NF }'
+		awk '/^== functions/ { f = 1; next } /^==/ { f = 0 }
+		     f && $1 ~ /^[0-9]+$/ && $NF !~ /^\[/ { printf "%s %s,", $1, $NF }'	# not [blocked]...
 }
 
 # killed_under_timeout: runs time -> timeout -s KILL 60 -> s-wait (FXT_OUTPUT=t.fxt) and, once
