@@ -192,6 +192,16 @@ void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second)
 
 /* ---- finishing ---- */
 
+uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole)
+{
+	uint64_t hw = __atomic_load_n(&d[at], __ATOMIC_ACQUIRE);
+	uint64_t n = fxt_record_words(hw);
+	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
+	int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
+			   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
+	return hw && n && n <= words - at && (!hole || durable_type) ? (uint32_t)n : 0;
+}
+
 /* The durable area up to the first hole, then (a killed writer may have left a reservation
  * unwritten between committed records) hole words padded one by one and only durable record
  * types kept after a hole, except from word `ours` on (the trailer the finisher wrote: its
@@ -207,12 +217,8 @@ static void finish_durable(struct fxt_buf *b, int robust, size_t ours)
 	size_t used_words = used / 8 < words ? used / 8 : words;
 	int hole = 0;
 	while (at < used_words) {
-		uint64_t hw = __atomic_load_n(&d[at], __ATOMIC_ACQUIRE);
-		uint64_t n = fxt_record_words(hw);
-		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
-		int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
-				   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
-		if (hw && n && n <= words - at && (!hole || durable_type || at >= ours)) {
+		uint32_t n = fxt_outfile_durable_at(d, at, words, hole && at < ours);
+		if (n) {
 			at += n;
 			continue;
 		}

@@ -77,6 +77,12 @@ void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end);
  * Fails: never. Thread-safe (a racing reader sees the old or the new value). */
 void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second);
 
+/* The size in words of the committed durable record whose header is d[at] (words: the durable
+ * area's size), else 0: none committed there (zero header), a size running past the area, or,
+ * after a hole (a killed writer's reservation left unwritten: hole != 0), a record of a type the
+ * durable area never holds (words of the hole). */
+uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole);
+
 /* Pads words [p, p + n) with padding records (robust: one-word records). Fails: never. */
 void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust);
 
