@@ -338,6 +338,7 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"the trace manager did not answer", "no space left to grow the buffer",
 		"string table full", "record larger than a chunk",
 		"the process was killed (open calls and flows cut)",
+		"context switches lost: the kernel's ring overflowed",
 	};
 	size_t n = 0;
 	if (!size)
