@@ -26,6 +26,7 @@ struct span {
 	struct fxt_sv name;
 	unsigned kind;
 	uint32_t cross; /* skeleton index + 1 of a cross span (pass 2), 0 for others */
+	uint32_t at;	/* its place in its run as written */
 };
 
 /* A cross span: a parent maybe of spans in other runs. */
@@ -474,12 +475,42 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 	return 0;
 }
 
+/* Whether span a ends before b in the walk's order: by end time, then the inner (later start)
+ * of two ending together, then as written (a callee is written before its caller). */
+static int ends_before(const struct span *a, const struct span *b)
+{
+	if (a->end != b->end)
+		return a->end < b->end;
+	if (a->start != b->start)
+		return a->start > b->start;
+	return a->at < b->at;
+}
+
+/* Puts the run in the order of its ends: nesting comes from time, not from the order records
+ * were written (a tracer stall is written into the new chunk before the event of the call
+ * whose exit took it, yet ends after it). Insertion sort: a run is almost always in order
+ * already, and one pass is then all it costs. Ties keep the written order, so both passes
+ * order a run alike. */
+static void run_sort(struct fxt_prof *p)
+{
+	for (uint32_t i = 1; i < p->nrun; i++) {
+		struct span s = p->run[i];
+		uint32_t j = i;
+		while (j && ends_before(&s, &p->run[j - 1])) {
+			p->run[j] = p->run[j - 1];
+			j--;
+		}
+		p->run[j] = s;
+	}
+}
+
 /* Ends the current run. Returns 0 or -ENOMEM. */
 static int run_close(struct fxt_prof *p)
 {
 	int rc = 0;
 
 	if (p->nrun && p->run_thr) {
+		run_sort(p);
 		struct thr *t = ctab_at(&p->thrs, p->run_thr - 1);
 		rc = p->pass == 1 ? pass1_run(p, t, p->run_fam) : pass2_run(p, t, p->run_fam);
 	}
@@ -505,7 +536,8 @@ static int add_span(struct fxt_prof *p, struct thr *t, unsigned k, struct fxt_sv
 		return -ENOMEM;
 	p->run_thr = ti;
 	p->run_fam = f;
-	p->run[p->nrun++] = (struct span){ start, end > start ? end : start, name, k, 0 };
+	p->run[p->nrun] = (struct span){ start, end > start ? end : start, name, k, 0, p->nrun };
+	p->nrun++;
 	return 0;
 }
 

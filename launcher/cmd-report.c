@@ -34,7 +34,7 @@ struct report {
 	const char *glob;
 	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
-	int tree, threads;
+	int tree, threads, edges;
 	struct fxt_oncpu *oncpu;	/* context switches (pass 1), or NULL */
 	int pass2;
 };
@@ -52,6 +52,12 @@ static const char usage[] =
 	"  --limit N        at most N rows per table (in --tree: N children per node)\n"
 	"  --threads        one table (or tree) per thread instead of per process\n"
 	"  --tree           call tree with inclusive times and call counts\n"
+	"  --edges          one line per caller->callee pair of functions, summed over all\n"
+	"                   threads and processes: COUNT<tab>CALLER<tab>CALLEE, sorted by\n"
+	"                   caller and callee; CALLER is (root) for a call no recorded call\n"
+	"                   encloses on its thread (main, thread start functions); lock waits,\n"
+	"                   thread spans and tracer stalls are not calls (their callees'\n"
+	"                   caller is the function around them)\n"
 	"  --pid PID        only this process     --tid TID   only this thread\n"
 	"  --function GLOB  only functions whose name matches (in --tree: paths to them)\n"
 	"  --from TIME      only calls starting at or after TIME (10ms, 1.5s, 200us, 42ns)\n"
@@ -391,6 +397,86 @@ static int print_trees(struct report *rp, enum fxt_prof_kind k, const char *what
 	return 0;
 }
 
+/* One caller->callee pair of the call trees and its calls. */
+struct edge {
+	struct fxt_sv caller, callee;
+	uint64_t calls;
+};
+
+struct edges {
+	struct edge *e;
+	size_t n, cap;
+};
+
+static int sv_cmp(struct fxt_sv a, struct fxt_sv b)
+{
+	int c = memcmp(a.s, b.s, a.len < b.len ? a.len : b.len);
+	return c ? c : (a.len > b.len) - (a.len < b.len);
+}
+
+static int edge_cmp(const void *x, const void *y)
+{
+	const struct edge *a = x, *b = y;
+	int c = sv_cmp(a->caller, b->caller);
+	return c ? c : sv_cmp(a->callee, b->callee);
+}
+
+/* Adds the edges below node idx, whose nearest function ancestor is named caller. Nodes that
+ * are not calls (lock waits, thread spans, stalls) pass their caller on. Returns 0 or -ENOMEM. */
+static int collect_edges(struct report *rp, struct edges *es, uint32_t idx, struct fxt_sv caller)
+{
+	for (uint32_t c = fxt_prof_node(rp->prof, idx)->child; c;
+	     c = fxt_prof_node(rp->prof, c)->sibling) {
+		const struct fxt_prof_node *n = fxt_prof_node(rp->prof, c);
+		struct fxt_sv up = caller;
+		if (n->kind == FXT_PK_FUNC) {
+			if (es->n == es->cap) {
+				size_t nc = es->cap ? es->cap * 2 : 1024;
+				struct edge *ne = realloc(es->e, nc * sizeof(*ne));
+				if (!ne)
+					return -ENOMEM;
+				es->e = ne;
+				es->cap = nc;
+			}
+			es->e[es->n++] = (struct edge){ caller, n->name, n->calls };
+			up = n->name;
+		}
+		if (collect_edges(rp, es, c, up) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Prints every caller->callee pair of the function call trees, summed over processes and
+ * threads (names compared as text). Returns 0 or -ENOMEM. */
+static int print_edges(struct report *rp)
+{
+	struct fxt_sv root = { "(root)", 6 };
+	struct edges es = { 0 };
+	size_t n, i, j;
+	struct fxt_prof_root *roots = fxt_prof_roots(rp->prof, FXT_PK_FUNC, &n);
+
+	for (i = 0; i < n; i++)
+		if (collect_edges(rp, &es, roots[i].node, root) < 0) {
+			free(es.e);
+			return -ENOMEM;
+		}
+	if (es.n)
+		qsort(es.e, es.n, sizeof(*es.e), edge_cmp);
+	for (i = 0; i < es.n; i = j) {
+		uint64_t calls = 0;
+		for (j = i; j < es.n && !edge_cmp(&es.e[i], &es.e[j]); j++)
+			calls += es.e[j].calls;
+		if (calls && (name_ok(rp, es.e[i].caller) || name_ok(rp, es.e[i].callee))) {
+			printf("%" PRIu64 "\t%.*s\t%.*s\n", calls, (int)es.e[i].caller.len,
+			       es.e[i].caller.s, (int)es.e[i].callee.len, es.e[i].callee.s);
+			rp->printed++;
+		}
+	}
+	free(es.e);
+	return 0;
+}
+
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
@@ -420,6 +506,7 @@ int cmd_report(int argc, char **argv)
 		{ "pid", required_argument, 0, 'p' },  { "tid", required_argument, 0, 'i' },
 		{ "function", required_argument, 0, 'f' }, { "from", required_argument, 0, 'F' },
 		{ "to", required_argument, 0, 'E' },   { "help", no_argument, 0, 'h' },
+		{ "edges", no_argument, 0, 'g' },
 		{ 0, 0, 0, 0 },
 	};
 	struct report rp = { .sort = FXT_SORT_SELF, .start_ns = UINT64_MAX };
@@ -449,6 +536,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'T': rp.threads = 1; break;
 		case 't': rp.tree = 1; break;
+		case 'g': rp.edges = 1; break;
 		case 'p':
 		case 'i':
 			if (parse_u64(optarg, c == 'p' ? &rp.pid : &rp.tid) < 0) {
@@ -481,7 +569,7 @@ int cmd_report(int argc, char **argv)
 		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = rp.threads;
-	po.tree = rp.tree;
+	po.tree = rp.tree || rp.edges;
 	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)) ||
 	    ctab_init(&rp.labels, sizeof(struct named)) || fxt_prof_new(&rp.prof, &po) < 0)
 		goto nomem;
@@ -523,6 +611,11 @@ int cmd_report(int argc, char **argv)
 	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK ||
 	    fxt_prof_finish(rp.prof) < 0)
 		goto out;
+	if (rp.edges) {
+		if (print_edges(&rp) < 0)
+			goto nomem;
+		goto done;
+	}
 	if (rp.tree) {
 		if (print_trees(&rp, FXT_PK_FUNC, "call tree") < 0 ||
 		    print_trees(&rp, FXT_PK_SAMPLE, "sampled call tree") < 0)
@@ -539,6 +632,7 @@ int cmd_report(int argc, char **argv)
 	if (fxt_prof_unclosed(rp.prof))
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));
+done:
 	if (!rp.printed && (rp.glob || has_from || has_to)) {
 		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
 			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",

@@ -13,6 +13,12 @@
  * every call nested inside it, or equal for one inlined into it (-O2): a frame whose sp is
  * lower than a new call's is dead (left by longjmp or an unwind without exit hooks). */
 #define HOOK_SP() ((uintptr_t)__builtin_dwarf_cfa())
+/* Where the hook returns to. An exit hook the compiler tail-jumped to (gcc -O1 and up ends a
+ * function with `jmp __cyg_profile_func_exit`) returns straight to the function's caller: this
+ * equals the call site argument, and HOOK_SP() is then the function's own CFA (above its
+ * frame's sp, and equal to the sp of a recursive parent's frame). A called exit returns into
+ * the function, never to its call site. */
+#define HOOK_RET() ((uintptr_t)__builtin_return_address(0))
 #define BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
@@ -44,7 +50,6 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 
 FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
-	(void)site;
 	struct fxtp_thread *t = &fxtp_self;
 	uintptr_t sp = HOOK_SP();
 	/* Once the state word changes (STOPPING, IDLE, another trace), exits pop nothing: a stop
@@ -52,15 +57,24 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	 * write above the top. Tested before the clock is read: an idle process pays no rdtsc
 	 * (the slow path reads the time itself, now = 0). */
 	if (unlikely(fxtp_state_word() != t->run_key)) {
-		fxtp_exit_slow(t, (uintptr_t)fn, sp, 0);
+		fxtp_exit_slow(t, (uintptr_t)fn, sp, (uintptr_t)site, HOOK_RET(), 0);
 		return;
 	}
 	uint64_t now = __rdtsc();
 	struct fxtp_frame *top = t->top;
-	/* While the guard is held no exit matches the top frame (see fxtp_enter()). */
-	if (unlikely(top <= t->base || top[-1].fn != (uintptr_t)fn || top[-1].sp != sp ||
-		     !fxtp_tag_fast(top[-1].tag))) {
-		fxtp_exit_slow(t, (uintptr_t)fn, sp, now);
+	/* The top frame is this call's when it is fn's and: a called exit has its sp; a
+	 * tail-jumped one has an sp above it but not above the frame below (whose sp is, for an
+	 * instrumented caller, exactly this CFA; base[-1] is a sentinel with sp = UINTPTR_MAX).
+	 * Anything else (frames left by a jump, recursion with a dead frame on top) is sorted
+	 * out by the slow path. While the guard is held no exit matches the top frame (see
+	 * fxtp_enter()): its calls are deeper than the top frame's sp. */
+	if (unlikely(top <= t->base || top[-1].fn != (uintptr_t)fn || !fxtp_tag_fast(top[-1].tag))) {
+		fxtp_exit_slow(t, (uintptr_t)fn, sp, (uintptr_t)site, HOOK_RET(), now);
+		return;
+	}
+	if (unlikely(top[-1].sp != sp) &&
+	    (top[-1].sp > sp || top[-2].sp < sp || HOOK_RET() != (uintptr_t)site)) {
+		fxtp_exit_slow(t, (uintptr_t)fn, sp, (uintptr_t)site, HOOK_RET(), now);
 		return;
 	}
 	struct fxtp_frame *f = top - 1;

@@ -218,8 +218,34 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 	enter_running(t, fn, sp, site);
 }
 
+/* The frame an exit of fn closes, or NULL. The rule (docs/ARCHITECTURE.md, "Matching exits to
+ * frames"): a called exit (ret != site) has the sp its entry had: the topmost frame of fn with
+ * that sp; if none, the stack pointer moved inside the call (alloca, VLA): the top frame when it
+ * is fn's. A tail-jumped exit (ret == site) has fn's CFA as its sp, which is above fn's frame
+ * and everything fn called, and equal to the sp of an instrumented caller (a recursive parent
+ * of the same fn): the lowest frame of fn among the frames on top whose sp is below it. Frames
+ * above the one found never got their exit (longjmp, unwinding) and are closed with it. */
+static struct fxtp_frame *exit_frame(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
+				     int tail)
+{
+	struct fxtp_frame *g, *found = NULL;
+
+	if (tail) {
+		for (g = t->top - 1; g >= t->base && g->sp < sp; g--)
+			if (g->fn == fn)
+				found = g;
+		if (found)
+			return found;
+	} else {
+		for (g = t->top - 1; g >= t->base; g--)
+			if (g->fn == fn && g->sp == sp)
+				return g;
+	}
+	return t->top[-1].fn == fn ? t->top - 1 : NULL;
+}
+
 __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
-					      uint64_t now)
+					      uintptr_t site, uintptr_t ret, uint64_t now)
 {
 	if (!fxtp_running() || !fxtp_enter(t))
 		return;
@@ -233,20 +259,9 @@ __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t f
 		fxtp_sig_drain(t, 1);
 	if (!t->base || t->top == t->base)
 		goto out;	/* an exit whose entry was never seen (before setup, or too early) */
-	struct fxtp_frame *g = t->top - 1;
-	while (g >= t->base && !(g->fn == fn && g->sp == sp))
-		g--;
-	if (g < t->base) {
-		/* No exact match: the stack pointer moved inside the call (alloca, VLA). */
-		if (t->top[-1].fn != fn)
-			goto out;
-		g = t->top - 1;
-	}
-	/* Frames above the match never got their exit (longjmp, unwinding): closed now. */
-	while (t->top > g) {
-		t->top--;
-		write_to(t, &t->w, t->top, now);
-	}
+	struct fxtp_frame *g = exit_frame(t, fn, sp, ret == site);
+	if (g)
+		fxtp_close_frames_above(t, g, now);
 out:
 	fxtp_leave(t);
 }

@@ -18,7 +18,10 @@ int fxtp_join(struct fxtp_thread *t);
 /* Sets the thread up on first use, else doubles its shadow stack; returns the free frame, or
  * NULL (thread not traced, or no memory). Guard held by the caller. */
 struct fxtp_frame *fxtp_stack_grow(struct fxtp_thread *t);
-void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uint64_t now);
+/* site: the hook's call site argument; ret: where the hook returns (equal: the exit hook was
+ * tail-jumped to, and sp is fn's CFA). */
+void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site,
+		    uintptr_t ret, uint64_t now);
 /* The exit fast path's event when the chunk is full: refill (or drop), then write. */
 void fxtp_write_refill(struct fxtp_thread *t, uint64_t hdr, uint64_t start, uint64_t end);
 /* Closes every open frame of t at time end, writing into writer w (t's own, or the caller's

@@ -51,7 +51,7 @@ function(fxt_prog name source)
 endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
-		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c)
+		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c s-recurse.c)
 	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
 	fxt_prog(${name} ${src})
 endforeach()
@@ -111,7 +111,12 @@ foreach(cc ${FXT_E2E_COMPILERS})
 		"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep"
 		"s-threads=s-threads" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
 		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread" "s-crash=s-crash segv"
-		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill")
+		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill"
+		"s-recurse=s-recurse")
+	# Recursion whose exit hooks are tail-jumped to, under fxtrun too (its own buffers).
+	fxt_e2e(e2e-${cc}-s-recurse-fxtrun s-recurse ${FXT_PROGS_DIR}/${cc}/s-recurse)
+	set_tests_properties(e2e-${cc}-s-recurse-fxtrun PROPERTIES
+		ENVIRONMENT FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun)
 endforeach()
 # A load address reused by another library: s-dlreuse loads liba, libb (same layout, other
 # names: same address) and liba again, built beside it in each gcc variant.

@@ -111,6 +111,39 @@ row() {
 	grep -q '== sampled call tree' <<<"$output"
 }
 
+@test "--edges: caller, callee and calls of every pair, (root) for the outermost calls" {
+	run --separate-stderr "$FXT" report --edges --pid 1000 t.fxt
+	[ "$status" -eq 0 ]
+	# thread 1001: main{a{b b} a c{a} wait}, 1002: outer{inner wait}, 1003: inline_fn; waits
+	# are not calls
+	[ "$output" = "$(printf '1\t(root)\tinline_fn\n1\t(root)\tmain\n1\t(root)\touter\n2\ta\tb\n1\tc\ta\n2\tmain\ta\n1\tmain\tc\n1\touter\tinner')" ]
+	run --separate-stderr "$FXT" report --edges --function b t.fxt
+	[ "$output" = "$(printf '2\ta\tb')" ]
+}
+
+@test "--edges: a pair summed over processes and threads; the callees of a stall's caller" {
+	"$GEN" --fanout 20000 f.fxt
+	run --separate-stderr "$FXT" report --edges f.fxt
+	[ "$status" -eq 0 ]
+	grep -qx "$(printf '1\t(root)\tmain')" <<<"$output"
+	lacks 'populate|pthread_create|join' "$output"
+	leaf=$(awk -F'\t' '$2 == "main" && $3 == "leaf" {print $1}' <<<"$output")
+	[ "$leaf" -eq 20000 ]
+}
+
+@test "nesting is by time, not by the order records were written (stalls, late records)" {
+	"$GEN" --late l.fxt
+	run --separate-stderr "$FXT" report --tree l.fxt
+	[ "$status" -eq 0 ]
+	grep -qE '^ +1\.000 us +410 ns +1  main$' <<<"$output"
+	grep -qE '^ +100 ns +100 ns +1    f$' <<<"$output"
+	grep -qE '^ +90 ns +90 ns +1    \[tracer stall\] take chunk$' <<<"$output"
+	grep -qE '^ +400 ns +300 ns +1    g$' <<<"$output"
+	grep -qE '^ +100 ns +100 ns +2      h$' <<<"$output"
+	run --separate-stderr "$FXT" report --edges l.fxt
+	[ "$output" = "$(printf '1\t(root)\tmain\n2\tg\th\n1\tmain\tf\n1\tmain\tg')" ]
+}
+
 @test "--pid keeps one process" {
 	run "$FXT" report --pid 2000 t.fxt
 	[ "$status" -eq 0 ]

@@ -6,7 +6,8 @@
  * --dups adds a log record's mirrored `log` instant and a repeated process name record.
  * `gen-client-archive --fanout N OUT`: one frame (main) with N + 3000 direct callees and
  * every report section, in chunks of 1000 events each opening with a thread record, written
- * in shuffled order (see fanout()). Encodes with writer/records.h (one helper per shape). */
+ * in shuffled order (see fanout()). `--late OUT`: calls written out of the order of their ends
+ * (see late()). Encodes with writer/records.h (one helper per shape). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,36 @@ static int fanout(uint64_t n, const char *out)
 	return fclose(f) ? 1 : 0;
 }
 
+/* Process 4000, thread 4001, calls written out of their order of ends, as the preload writes
+ * them at times: a tracer stall taken by the exit of f, written before f's event; calls of a
+ * signal handler whose names were deferred, written after the call they interrupted (g, whose
+ * event comes before theirs though it encloses them). By time: main{f [stall] g{h h}}. */
+static int late(const char *out)
+{
+	static const char *const strs[] = { NULL, "fn", "main", "f", "g", "h", "fxtauto",
+					    "take chunk" };
+	enum { L_FN = 1, L_MAIN, L_F, L_G, L_H, L_FXT, L_TAKE };
+	FILE *f;
+
+	put(fxt_magic_write(buf + nw));
+	provider(1, "gen-late", 1000000000);
+	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]); i++)
+		string_rec((uint16_t)i, strs[i]);
+	kobj(FXT_OBJ_TYPE_PROCESS, 4000, "late", NULL, 0);
+	thread_rec(1, 4000, 4001);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, L_FXT, L_TAKE, NULL, 210, NULL, 0, 300);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, L_FN, L_F, NULL, 100, NULL, 0, 200);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, L_FN, L_G, NULL, 400, NULL, 0, 800);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, L_FN, L_H, NULL, 500, NULL, 0, 550);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, L_FN, L_H, NULL, 600, NULL, 0, 650);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, L_FN, L_MAIN, NULL, 0, NULL, 0, 1000);
+	if (!(f = fopen(out, "wb")) || fwrite(buf, 8, nw, f) != nw || fclose(f)) {
+		fprintf(stderr, "gen-client-archive: cannot write %s\n", out);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const strs[] = { NULL, "fn", "main", "a", "b", "c", "lock",
@@ -193,10 +224,12 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--fanout"))
 		return fanout(strtoull(argv[2], NULL, 10), argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--late"))
+		return late(argv[2]);
 	if (dups)
 		argv++;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N] OUT\n");
+		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N | --late] OUT\n");
 		return 2;
 	}
 	put(fxt_magic_write(buf + nw));

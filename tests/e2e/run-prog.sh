@@ -2,7 +2,9 @@
 # Runs one program untraced and then with LD_PRELOAD=$FXTAUTO, and checks that stdout, stderr,
 # exit status (same signal for crashes) and core dump presence are identical, that every
 # archive written passes `fxt check`, and that fxt-calls over them matches the golden file.
-# Usage: run-prog.sh GOLDEN PROGRAM [ARGS...]; env: FXT, FXT_CALLS, FXTAUTO, EXPECT_DIR.
+# Usage: run-prog.sh GOLDEN PROGRAM [ARGS...]; env: FXT, FXT_CALLS, FXTAUTO, EXPECT_DIR, and
+# FXTRUN: when set, the traced run is `$FXTRUN -o trace.fxt PROGRAM` (its own summary lines,
+# `fxtrun: ...` on stderr, are left out of the comparison).
 # The golden file is the fxt-calls output of $FXT_OUTPUT, then for each further archive (a
 # forked child's) a line `archive N` and its fxt-calls output. Exits 1 with a reason on failure.
 # SPDX-License-Identifier: MIT
@@ -18,15 +20,22 @@ run() {
 	local dir=$1
 	shift
 	mkdir -p "$dir"
-	{ (cd "$dir" && ulimit -c unlimited && exec env "$@" "${prog[@]}" >out 2>err); } 2>/dev/null
+	{ (cd "$dir" && ulimit -c unlimited && exec env "$@" "${launch[@]}" "${prog[@]}" >out 2>err); } 2>/dev/null
 	echo $? >"$dir/status"	# the braces keep bash's "Segmentation fault" note quiet
 }
 prog=("$@")
 [[ ${prog[0]} != */* ]] || prog[0]=$(realpath "${prog[0]}")	# the runs change directory
+launch=()
 run "$work/plain"
 # Under an ASan build the preloaded library comes before the ASan runtime: ASan must allow it.
-run "$work/traced" LD_PRELOAD="$FXTAUTO" FXT_OUTPUT="$work/traced/trace.fxt" \
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+if [ -n "${FXTRUN:-}" ]; then
+	launch=("$FXTRUN" -o "$work/traced/trace.fxt")
+	run "$work/traced" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	sed -i '/^fxtrun: /d' "$work/traced/err"
+else
+	run "$work/traced" LD_PRELOAD="$FXTAUTO" FXT_OUTPUT="$work/traced/trace.fxt" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+fi
 
 cmp -s "$work/plain/out" "$work/traced/out" ||
 	{ diff -u "$work/plain/out" "$work/traced/out" >&2; fail "stdout differs with the tracer"; }
