@@ -15,10 +15,13 @@ A run fails, with its class, when
   reader   the reader rejects an archive, or one is missing or left unfinished,
   program  the program's own counts differ from the other runs of its seed (the programs are
            deterministic: a generator or compiler bug, not the tracer's),
-  edges    one edge count read back differs from the program's own.
-Each failure prints its seed, the differing edges and a reproducer command; the summary counts
-runs, failures by class, variant and mode, and the features the seeds covered. Exit 0 when
-every run passed, 1 when one failed, 2 on a usage error.
+  edges    one edge count read back differs from the program's own, and the archive's calls,
+           nested by time by tests/e2e/fxt-calls, differ too (the recording is wrong),
+  report   only `fxt report --edges` differs: fxt-calls reads the program's counts.
+Each failure prints its seed, the differing edges and a reproducer command (--quiet: not);
+the summary counts runs, failures by class, variant and mode, the runs that passed per variant
+and mode, and the features the seeds covered. Exit 0 when every run passed, 1 when one failed,
+2 on a usage error.
 """
 import argparse
 import collections
@@ -53,7 +56,8 @@ class Tools:
         self.fxt = os.path.join(self.build, 'launcher', 'fxt')
         self.fxtrun = os.path.join(self.build, 'launcher', 'fxtrun')
         self.fxtauto = os.path.join(self.build, 'preload', 'libfxtauto.so')
-        for path in (self.fxt, self.fxtrun, self.fxtauto):
+        self.fxt_calls = os.path.join(self.build, 'tests', 'fxt-calls')
+        for path in (self.fxt, self.fxtrun, self.fxtauto, self.fxt_calls):
             if not os.path.exists(path):
                 sys.exit('difftest: %s: not built (--build names the build directory)' % path)
 
@@ -130,8 +134,20 @@ def build(src, lang, variant, exe):
         raise Failure('compile', '%s:\n%s' % (' '.join(cmd), p.stderr[-2000:]))
 
 
-def read_archives(tools, out, work):
-    """The edges of the archive at out and of those beside it named out.PID (forked children)."""
+def fxt_calls_edges(text):
+    """{(caller, callee): count} of fxt-calls' `edge THREAD COUNT CALLER CALLEE` lines (caller
+    `-`: the top of a thread), summed over threads."""
+    edges = collections.Counter()
+    for line in text.splitlines():
+        parts = line.split('\t')
+        if parts[0] == 'edge':
+            edges[('(root)' if parts[3] == '-' else parts[3], parts[4])] += int(parts[2])
+    return edges
+
+
+def read_archives(tools, out, work, reader='report'):
+    """The edges of the archive at out and of those beside it named out.PID (forked children),
+    read by `fxt report --edges` (reader 'report') or by fxt-calls ('calls')."""
     base = os.path.basename(out)
     files = sorted(f for f in os.listdir(work) if f.startswith(base))
     if base not in files:
@@ -140,6 +156,12 @@ def read_archives(tools, out, work):
     for f in files:
         if not re.fullmatch(re.escape(base) + r'(\.[0-9]+)?', f):
             raise Failure('reader', '%s left beside the archive' % f)
+        if reader == 'calls':
+            r = run([tools.fxt_calls, f], work, what='fxt-calls')
+            if r.returncode != 0:
+                raise Failure('edges', 'fxt-calls %s: %s' % (f, r.stderr.strip()))
+            edges.update(fxt_calls_edges(r.stdout))
+            continue
         r = run([tools.fxt, 'report', '--edges', f], work, what='fxt report --edges')
         if r.returncode != 0:
             raise Failure('reader', 'fxt report --edges %s: %s' % (f, r.stderr.strip()))
@@ -148,7 +170,8 @@ def read_archives(tools, out, work):
 
 
 def trace(tools, exe, mode, work):
-    """Runs exe traced in mode; returns (program's edges, tracer's edges)."""
+    """Runs exe traced in mode; returns (program's edges, tracer's edges, the archive or uftrace
+    data)."""
     env = clean_env()
     out = os.path.join(work, 'trace.fxt')
     if mode == 'fxtrun':
@@ -167,12 +190,12 @@ def trace(tools, exe, mode, work):
                       % (p.returncode, p.stderr[-2000:]))
     program = parse_edges(p.stdout, 'program output')
     if mode != 'uftrace':
-        return program, read_archives(tools, out, work)
+        return program, read_archives(tools, out, work), out
     g = run(['uftrace', 'graph', '-d', out, '-f', 'none', '--no-libcall', '--no-event',
              '--demangle=full'], work, what='uftrace graph')
     if g.returncode != 0:
         raise Failure('reader', 'uftrace graph: %s' % g.stderr.strip())
-    return program, parse_uftrace_graph(g.stdout)
+    return program, parse_uftrace_graph(g.stdout), out
 
 
 def compare(program, traced, limit=12):
@@ -185,6 +208,21 @@ def compare(program, traced, limit=12):
         lines.insert(0, '  %8s %8s  edge (%d of %d differ)' % ('program', 'tracer', len(keys),
                                                                 len(set(program) | set(traced))))
     return '\n'.join(lines)
+
+
+def classify(tools, program, traced, out, work, err):
+    """An edges failure becomes a report failure when fxt-calls, nesting the archive's calls
+    by time, reads the program's own counts."""
+    try:
+        calls = read_archives(tools, out, work, reader='calls')
+    except Failure as e:
+        return Failure('edges', '%s\n  (%s)' % (err.text, e.text))
+    if not compare(program, calls):
+        return Failure('report', '%s\n  (fxt-calls reads the archive as the program counted)'
+                       % err.text)
+    same = calls == traced
+    return Failure('edges', '%s\n  (fxt-calls reads %s)' % (err.text, 'the same' if same else
+                                                            'other counts:\n' + compare(program, calls)))
 
 
 def job(tools, seed, variants, modes, root, keep):
@@ -212,7 +250,7 @@ def job(tools, seed, variants, modes, root, keep):
             os.makedirs(work, exist_ok=True)
             err = None
             try:
-                program, traced = trace(tools, exe, mode, work)
+                program, traced, out = trace(tools, exe, mode, work)
                 if first is None:
                     first = (variant, mode, program)
                 diff = compare(first[2], program)
@@ -222,6 +260,8 @@ def job(tools, seed, variants, modes, root, keep):
                 else:
                     diff = compare(program, traced)
                     err = Failure('edges', diff) if diff else None
+                if err and err.cls == 'edges' and mode != 'uftrace':
+                    err = classify(tools, program, traced, out, work, err)
             except Failure as e:
                 err = e
             results.append((variant, mode, err))
@@ -252,6 +292,7 @@ def main():
     ap.add_argument('--mode', action='append', choices=MODES + ('uftrace',),
                     help='repeatable; default: %s' % ' and '.join(MODES))
     ap.add_argument('-j', type=int, default=2, help='seeds built and traced at once (2)')
+    ap.add_argument('--quiet', action='store_true', help='the summary only')
     ap.add_argument('--keep', metavar='DIR', help='keep sources, binaries, archives and the '
                     "programs' output in DIR/seed-N/VARIANT/MODE")
     a = ap.parse_args()
@@ -264,6 +305,8 @@ def main():
     me = os.path.relpath(os.path.abspath(__file__))
     failures = collections.Counter()
     runs = collections.Counter()
+    passed = collections.Counter()     # (variant, mode) -> runs that passed
+    tried = collections.Counter()      # (variant, mode) -> runs
     covered = collections.Counter()
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.j)) as pool:
@@ -275,13 +318,16 @@ def main():
                 covered.update(features + [lang])
                 for variant, mode, err in results:
                     runs[lang] += 1
+                    tried[(variant, mode)] += 1
                     if err is None:
+                        passed[(variant, mode)] += 1
                         continue
                     failures[(err.cls, variant, mode)] += 1
-                    print('FAIL seed %d (%s) %s %s: %s\n%s\n  reproduce: %s --build %s '
-                          '--seeds %d --variant %s --mode %s --keep /tmp/fxt-difftest-%d'
-                          % (seed, lang, variant, mode, err.cls, err.text, me,
-                             shlex.quote(tools.build), seed, variant, mode, seed), flush=True)
+                    if not a.quiet:
+                            print('FAIL seed %d (%s) %s %s: %s\n%s\n  reproduce: %s --build %s '
+                              '--seeds %d --variant %s --mode %s --keep /tmp/fxt-difftest-%d'
+                              % (seed, lang, variant, mode, err.cls, err.text, me,
+                                 shlex.quote(tools.build), seed, variant, mode, seed), flush=True)
     finally:
         if not a.keep:
             shutil.rmtree(root, ignore_errors=True)
@@ -291,6 +337,12 @@ def main():
              '+'.join(modes), nfail))
     for (cls, variant, mode), n in sorted(failures.items()):
         print('  %5d  %-8s %-17s %s' % (n, cls, variant, mode))
+    print('runs equal to the program\'s counts:\n  %-17s' % 'variant'
+          + ''.join(' %12s' % m for m in modes))
+    for variant in variants:
+        print('  %-17s' % variant + ''.join(' %12s' % ('%d/%d' % (passed[(variant, m)],
+                                                                   tried[(variant, m)]))
+                                             for m in modes))
     print('seeds with: ' + ', '.join('%s %d' % (f, covered[f]) for f in sorted(covered)))
     return 1 if nfail else 0
 
