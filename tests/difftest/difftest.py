@@ -113,8 +113,13 @@ def parse_uftrace_graph(text):
 
 
 def clean_env():
-    """The environment without the tracer's own settings (they would change what is traced)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith('FXT_') and k != 'LD_PRELOAD'}
+    """The environment without the tracer's own settings (they would change what is traced).
+    Under an ASan build of the tracer, the preloaded library comes before the ASan runtime
+    (the programs are not sanitized): ASan must allow it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('FXT_') and k != 'LD_PRELOAD'}
+    env['ASAN_OPTIONS'] = ':'.join(filter(None, [env.get('ASAN_OPTIONS'),
+                                                 'verify_asan_link_order=0']))
+    return env
 
 
 def run(cmd, cwd, env=None, what=''):
