@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True    # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 
@@ -225,9 +226,8 @@ def classify(tools, program, traced, out, work, err):
     if not compare(program, calls):
         return Failure('report', '%s\n  (fxt-calls reads the archive as the program counted)'
                        % err.text)
-    same = calls == traced
-    return Failure('edges', '%s\n  (fxt-calls reads %s)' % (err.text, 'the same' if same else
-                                                            'other counts:\n' + compare(program, calls)))
+    reads = 'the same' if calls == traced else 'other counts:\n' + compare(program, calls)
+    return Failure('edges', '%s\n  (fxt-calls reads %s)' % (err.text, reads))
 
 
 def job(tools, seed, variants, modes, root, keep):
