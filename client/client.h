@@ -68,7 +68,7 @@ struct fxt_prof_opts {
 /* One aggregated row: a function (or lock object) in a process, or in a thread. */
 struct fxt_prof_row {
 	struct ckey key;	/* a = pid, b = tid (0 when merged), s = name */
-	uint64_t calls, total, self, max;
+	uint64_t calls, total, self, max;	/* self: on CPU (with fxt_prof_set_oncpu()) */
 	uint64_t oncpu;		/* of total, ns on CPU (fxt_prof_set_oncpu(); else = total) */
 };
 
@@ -99,7 +99,8 @@ struct fxt_prof;
 /* Returns 0 or -ENOMEM. */
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
 /* Rows get their on-CPU time from o (finished; owned by the caller, alive until
- * fxt_prof_finish()). Call before pass 2. Fails: never. */
+ * fxt_prof_finish()): self times become on-CPU self times, and each thread's time off CPU
+ * becomes rows "[preempted]" and "[blocked]" of kind FUNC. Call before pass 2. Fails: never. */
 void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o);
 void fxt_prof_free(struct fxt_prof *p);
 /* A call that ended (complete event). object labels lock waits. Fails: -ENOMEM, -EINVAL for
@@ -133,7 +134,7 @@ struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, s
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);
 
 enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG,
-		     FXT_SORT_MAX, FXT_SORT_NAME };
+		     FXT_SORT_MAX, FXT_SORT_NAME, FXT_SORT_ONCPU, FXT_SORT_OFFCPU };
 /* Sorts rows by process, then thread, then the key (descending figures, ascending names). */
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by);
 
@@ -142,9 +143,11 @@ struct fxt_oncpu;
 /* Returns 0 or -ENOMEM. */
 int fxt_oncpu_new(struct fxt_oncpu **out);
 void fxt_oncpu_free(struct fxt_oncpu *o);
-/* One context switch at ts_ns: out_tid leaves the CPU, in_tid takes it (0: not a thread of the
- * trace). Fails: -ENOMEM, -EINVAL after fxt_oncpu_finish(). */
-int fxt_oncpu_switch(struct fxt_oncpu *o, uint64_t out_tid, uint64_t in_tid, uint64_t ts_ns);
+/* One context switch at ts_ns: thread out leaves the CPU in FXT thread state out_state
+ * (FXT_THREAD_STATE_RUNNING: preempted; else blocked), thread in takes it (tid 0: not a thread
+ * of the trace). Fails: -ENOMEM, -EINVAL after fxt_oncpu_finish(). */
+int fxt_oncpu_switch(struct fxt_oncpu *o, const struct fxt_koids *out, uint32_t out_state,
+		     const struct fxt_koids *in, uint64_t ts_ns);
 /* Switch records given so far. */
 uint64_t fxt_oncpu_switches(const struct fxt_oncpu *o);
 /* Ends input: builds each thread's on-CPU intervals. Fails: -ENOMEM, -EINVAL when called twice. */
@@ -152,6 +155,19 @@ int fxt_oncpu_finish(struct fxt_oncpu *o);
 /* On-CPU ns of thread tid within [start, end] (ns); end - start for a thread without switches
  * or before fxt_oncpu_finish(). Fails: never. */
 uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
+/* The FXT thread state of a thread switched out while it could still run (preempted). */
+#define FXT_THREAD_STATE_RUNNING 1u
+/* A thread's off-CPU time: [0] preempted, [1] blocked (or any other state). */
+struct fxt_offcpu {
+	uint64_t pid, tid;	/* pid as the switch records give it (0 when they name no process) */
+	uint64_t stretches[2], ns[2], max[2];
+};
+/* Threads with switch records (after fxt_oncpu_finish()). */
+size_t fxt_oncpu_threads(const struct fxt_oncpu *o);
+/* Thread i's off-CPU stretches (switch out to the next switch in) lying in [from, to] (ns).
+ * Call after fxt_oncpu_finish(), i < fxt_oncpu_threads(). Fails: never. */
+void fxt_oncpu_offcpu(const struct fxt_oncpu *o, size_t i, uint64_t from, uint64_t to,
+		      struct fxt_offcpu *out);
 
 /* ---- reading an archive (drive.c) ---- */
 enum fxt_client_status {

@@ -1,9 +1,10 @@
 /* On-CPU time of threads from context switch records (scheduling type 1, fxtauto --sched):
  * each thread's switches in and out, collected in any order, sorted once into on-CPU intervals
  * with prefix sums, so that the on-CPU time of any span [start, end] of a thread is two binary
- * searches. A thread is on CPU before its first record if that record is a switch out, and
- * after its last one if that is a switch in; a thread without records is on CPU throughout.
- * Memory: 16 bytes per switch. One object per thread of the caller; no I/O. */
+ * searches; and its off-CPU stretches (a switch out to the next switch in), preempted (switched
+ * out running) or blocked. A thread is on CPU before its first record if that record is a
+ * switch out, and after its last one if that is a switch in; a thread without records is on
+ * CPU throughout. Memory: 24 bytes per switch. One object per thread of the caller; no I/O. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,13 +15,23 @@
 struct sw {
 	uint64_t ts;	/* ns */
 	uint64_t in;	/* 1: switched in, 0: out */
+	uint32_t state;	/* out: the FXT thread state it left in (1 running: preempted) */
+};
+
+/* A stretch off CPU: [start, end), after a switch out in state `state`. */
+struct off {
+	uint64_t start, end;
+	uint32_t state;
 };
 
 struct othr {
 	struct ckey key;	/* a = tid */
+	uint64_t pid;
 	struct sw *ev;		/* events, then (after finish) intervals [ev[i].ts, ev[i].in) */
 	uint64_t *cum;		/* cum[i]: on-CPU ns of the intervals before i */
 	uint32_t n, cap;
+	struct off *off;	/* after finish: off-CPU stretches in time order */
+	uint32_t noff;
 };
 
 struct fxt_oncpu {
@@ -48,12 +59,14 @@ void fxt_oncpu_free(struct fxt_oncpu *o)
 		struct othr *t = ctab_at(&o->thrs, i);
 		free(t->ev);
 		free(t->cum);
+		free(t->off);
 	}
 	ctab_free(&o->thrs);
 	free(o);
 }
 
-static int add(struct fxt_oncpu *o, uint64_t tid, uint64_t ts, int in)
+static int add(struct fxt_oncpu *o, uint64_t pid, uint64_t tid, uint64_t ts, int in,
+	       uint32_t state)
 {
 	struct ckey k = { tid, 0, { "", 0 } };
 	int64_t i = ctab_get(&o->thrs, &k, 1);
@@ -68,18 +81,20 @@ static int add(struct fxt_oncpu *o, uint64_t tid, uint64_t ts, int in)
 		t->ev = ev;
 		t->cap = cap;
 	}
-	t->ev[t->n++] = (struct sw){ ts, (uint64_t)in };
+	t->pid = pid;
+	t->ev[t->n++] = (struct sw){ ts, (uint64_t)in, state };
 	return 0;
 }
 
-int fxt_oncpu_switch(struct fxt_oncpu *o, uint64_t out_tid, uint64_t in_tid, uint64_t ts_ns)
+int fxt_oncpu_switch(struct fxt_oncpu *o, const struct fxt_koids *out, uint32_t out_state,
+		     const struct fxt_koids *in, uint64_t ts_ns)
 {
 	if (o->finished)
 		return -EINVAL;
 	o->switches++;
-	if (out_tid && add(o, out_tid, ts_ns, 0) < 0)
+	if (out->tid && add(o, out->pid, out->tid, ts_ns, 0, out_state) < 0)
 		return -ENOMEM;
-	if (in_tid && add(o, in_tid, ts_ns, 1) < 0)
+	if (in->tid && add(o, in->pid, in->tid, ts_ns, 1, 0) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -103,6 +118,13 @@ int fxt_oncpu_finish(struct fxt_oncpu *o)
 	for (uint32_t i = 0; i < o->thrs.n; i++) {
 		struct othr *t = ctab_at(&o->thrs, i);
 		qsort(t->ev, t->n, sizeof(*t->ev), sw_cmp);
+		/* off-CPU stretches: each switch out to the next switch in */
+		if (t->n && !(t->off = malloc(t->n * sizeof(*t->off))))
+			return -ENOMEM;
+		for (uint32_t j = 0; j + 1 < t->n; j++)
+			if (!t->ev[j].in && t->ev[j + 1].in)
+				t->off[t->noff++] = (struct off){ t->ev[j].ts, t->ev[j + 1].ts,
+								  t->ev[j].state };
 		/* intervals in place: an in opens one, an out closes the open one (or one from 0) */
 		uint32_t m = 0;
 		int open = 0;
@@ -110,13 +132,13 @@ int fxt_oncpu_finish(struct fxt_oncpu *o)
 			struct sw e = t->ev[j];
 			if (e.in) {
 				if (!open)
-					t->ev[m] = (struct sw){ e.ts, UINT64_MAX };
+					t->ev[m] = (struct sw){ e.ts, UINT64_MAX, 0 };
 				open = 1;
 			} else if (open) {
 				t->ev[m++].in = e.ts;
 				open = 0;
 			} else if (m == 0 && j == 0) {
-				t->ev[m++] = (struct sw){ 0, e.ts };	/* running since the start */
+				t->ev[m++] = (struct sw){ 0, e.ts, 0 };	/* running since the start */
 			}
 		}
 		if (open)
@@ -157,4 +179,30 @@ uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start,
 		return end >= start ? end - start : 0;
 	const struct othr *t = ctab_at(&o->thrs, (uint32_t)i);
 	return upto(t, end) - upto(t, start);
+}
+
+size_t fxt_oncpu_threads(const struct fxt_oncpu *o)
+{
+	return o->thrs.n;
+}
+
+void fxt_oncpu_offcpu(const struct fxt_oncpu *o, size_t i, uint64_t from, uint64_t to,
+		      struct fxt_offcpu *out)
+{
+	const struct othr *t = ctab_at(&o->thrs, (uint32_t)i);
+
+	memset(out, 0, sizeof(*out));
+	out->pid = t->pid;
+	out->tid = t->key.a;
+	for (uint32_t j = 0; j < t->noff; j++) {
+		const struct off *f = &t->off[j];
+		int k = f->state == FXT_THREAD_STATE_RUNNING ? 0 : 1;
+		uint64_t d = f->end - f->start;
+		if (f->start < from || f->end > to)
+			continue;
+		out->stretches[k]++;
+		out->ns[k] += d;
+		if (d > out->max[k])
+			out->max[k] = d;
+	}
 }

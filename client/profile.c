@@ -31,7 +31,7 @@ struct span {
 
 /* A cross span: a parent maybe of spans in other runs. */
 struct cross {
-	uint64_t start, end, callees;
+	uint64_t start, end, callees, callees_on;
 	struct fxt_sv name; /* pass 1 copies it into the pool: pass 1's views die with its reader */
 	unsigned kind;
 	uint32_t seq;	 /* its rank among its thread's cross spans in input order */
@@ -73,7 +73,7 @@ struct rcache {
 struct anc {
 	uint32_t i;	 /* run index */
 	uint32_t node;
-	uint64_t callees;
+	uint64_t callees, callees_on;
 };
 
 /* Tree child lookup: (parent node, kind, name) -> node. */
@@ -223,11 +223,23 @@ static struct fxt_prof_row *row_get(struct fxt_prof *p, unsigned k, uint64_t pid
 	return ctab_at(&p->rows[k], (uint32_t)i);
 }
 
-/* Counts one call of kind k into its row when it lies in the window. Returns 0 or -ENOMEM. */
-static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt_sv name,
-		 uint64_t start, uint64_t end, uint64_t callees, uint32_t node)
+/* On-CPU ns of thread t in [start, end]: all of it without switch records. */
+static uint64_t on_cpu(const struct fxt_prof *p, const struct thr *t, uint64_t start,
+		       uint64_t end)
 {
-	uint64_t dur = end - start, self = callees < dur ? dur - callees : 0;
+	return p->oncpu ? fxt_oncpu_time(p->oncpu, t->key.b, start, end) : end - start;
+}
+
+/* Counts one call of kind k into its row when it lies in the window. callees: time in its
+ * recorded callees, callees_on: of that, on CPU. Self time is on-CPU time: the call's own
+ * on-CPU time less its callees' (equal to wall self time without switch records). Returns 0
+ * or -ENOMEM. */
+static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt_sv name,
+		 uint64_t start, uint64_t end, uint64_t callees, uint64_t callees_on, uint32_t node)
+{
+	uint64_t dur = end - start, on = on_cpu(p, t, start, end);
+	uint64_t self = p->oncpu ? (callees_on < on ? on - callees_on : 0)
+				 : (callees < dur ? dur - callees : 0);
 	struct fxt_prof_row *r;
 
 	if (start < p->o.from_ns || end > p->o.to_ns)
@@ -237,7 +249,7 @@ static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt
 	r->calls++;
 	r->total += dur;
 	r->self += self;
-	r->oncpu += p->oncpu ? fxt_oncpu_time(p->oncpu, t->key.b, start, end) : dur;
+	r->oncpu += on;
 	if (dur > r->max)
 		r->max = dur;
 	if (node) {
@@ -340,7 +352,7 @@ static int skeleton_build(struct fxt_prof *p, struct thr *t, int f)
 		c->parent = n ? stack[n - 1] + 1 : 0;
 		stack[n++] = i;
 		fm->by_seq[c->seq < fm->nx ? c->seq : 0] = i;
-		c->callees = 0;
+		c->callees = c->callees_on = 0;
 		if (p->o.tree) {
 			uint32_t up = c->parent ? fm->x[c->parent - 1].node : root_of(p, t, f);
 			if (!up || !(c->node = node_child(p, up, c->kind, c->name))) {
@@ -401,7 +413,7 @@ static int pass1_run(struct fxt_prof *p, struct thr *t, int f)
 			fm->cx = nc;
 		}
 		struct cross *c = &fm->x[fm->nx];
-		*c = (struct cross){ s->start, s->end, 0, s->name, s->kind, fm->nx, 0, 0 };
+		*c = (struct cross){ s->start, s->end, 0, 0, s->name, s->kind, fm->nx, 0, 0 };
 		if (pool_copy(p, &c->name) < 0)
 			return -ENOMEM;
 		fm->nx++;
@@ -417,7 +429,8 @@ static int pop(struct fxt_prof *p, struct thr *t)
 
 	if (s->cross)
 		return 0; /* counted at the end: callees in other runs may follow */
-	return count(p, t, s->kind, s->name, s->start, s->end, a->callees, a->node);
+	return count(p, t, s->kind, s->name, s->start, s->end, a->callees, a->callees_on,
+		     a->node);
 }
 
 static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
@@ -438,7 +451,7 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 	p->nstack = 0;
 	for (uint32_t i = p->nrun; i-- > 0;) {
 		struct span *s = &p->run[i];
-		uint64_t dur = s->end - s->start;
+		uint64_t dur = s->end - s->start, on = on_cpu(p, t, s->start, s->end);
 		uint32_t up = 0, node = 0;
 
 		while (p->nstack) {
@@ -451,23 +464,28 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 		if (p->nstack) {
 			struct anc *a = &p->stack[p->nstack - 1];
 			struct span *top = &p->run[a->i];
-			if (top->cross)
+			if (top->cross) {
 				fm->x[top->cross - 1].callees += dur;
-			else
+				fm->x[top->cross - 1].callees_on += on;
+			} else {
 				a->callees += dur;
+				a->callees_on += on;
+			}
 			up = a->node;
 		} else {
 			uint32_t x = s->cross ? fm->x[s->cross - 1].parent
 					      : skeleton_find(fm, s->start, s->end);
-			if (x)
+			if (x) {
 				fm->x[x - 1].callees += dur;
+				fm->x[x - 1].callees_on += on;
+			}
 			up = x ? fm->x[x - 1].node : p->o.tree ? root_of(p, t, f) : 0;
 		}
 		if (s->cross)
 			node = fm->x[s->cross - 1].node;
 		else if (p->o.tree && (!up || !(node = node_child(p, up, s->kind, s->name))))
 			return -ENOMEM;
-		p->stack[p->nstack++] = (struct anc){ i, node, 0 };
+		p->stack[p->nstack++] = (struct anc){ i, node, 0, 0 };
 	}
 	while (p->nstack)
 		if (pop(p, t) < 0)
@@ -610,6 +628,38 @@ int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns)
 	return 0;
 }
 
+/* Rows [preempted] and [blocked] of kind FUNC: each thread's time off CPU in the window, the
+ * time that on-CPU self times leave out. Returns 0 or -ENOMEM. */
+static int offcpu_rows(struct fxt_prof *p)
+{
+	static const struct fxt_sv names[2] = { { "[preempted]", 11 }, { "[blocked]", 9 } };
+
+	for (size_t i = 0; i < fxt_oncpu_threads(p->oncpu); i++) {
+		struct fxt_offcpu f;
+		uint32_t j;
+		fxt_oncpu_offcpu(p->oncpu, i, p->o.from_ns, p->o.to_ns, &f);
+		/* switch records name the thread alone: its process is that of its spans */
+		for (j = 0; j < p->thrs.n && ((struct thr *)ctab_at(&p->thrs, j))->key.b != f.tid; j++)
+			;
+		if (j == p->thrs.n)
+			continue;	/* a thread with no span here (filtered out) */
+		f.pid = ((struct thr *)ctab_at(&p->thrs, j))->key.a;
+		for (int k = 0; k < 2; k++) {
+			struct fxt_prof_row *r;
+			if (!f.stretches[k])
+				continue;
+			if (!(r = row_get(p, FXT_PK_FUNC, f.pid, f.tid, names[k])))
+				return -ENOMEM;
+			r->calls += f.stretches[k];
+			r->total += f.ns[k];
+			r->self += f.ns[k];
+			if (f.max[k] > r->max)
+				r->max = f.max[k];
+		}
+	}
+	return 0;
+}
+
 int fxt_prof_finish(struct fxt_prof *p)
 {
 	if (p->pass != 2 || run_close(p) < 0)
@@ -623,13 +673,13 @@ int fxt_prof_finish(struct fxt_prof *p)
 			for (uint32_t j = 0; j < fm->nx; j++) {
 				struct cross *c = &fm->x[j];
 				if (count(p, t, c->kind, c->name, c->start, c->end, c->callees,
-					  c->node) < 0)
+					  c->callees_on, c->node) < 0)
 					return -ENOMEM;
 			}
 			fm->nx = 0;
 		}
 	}
-	return 0;
+	return p->oncpu ? offcpu_rows(p) : 0;
 }
 
 struct fxt_prof_row *fxt_prof_rows(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n)
@@ -678,6 +728,8 @@ static int row_cmp(const void *x, const void *y, void *arg)
 			   vb = b->calls ? b->total / b->calls : 0; break;
 	case FXT_SORT_MAX: va = a->max, vb = b->max; break;
 	case FXT_SORT_NAME: break;
+	case FXT_SORT_ONCPU: va = a->oncpu, vb = b->oncpu; break;
+	case FXT_SORT_OFFCPU: va = a->total - a->oncpu, vb = b->total - b->oncpu; break;
 	}
 	if (va != vb)
 		return va > vb ? -1 : 1;

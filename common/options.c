@@ -239,8 +239,8 @@ const struct fxt_option fxt_options[] = {
 	  "streaming: longest wait for one save before the manager counts as gone (5000)",
 	  "expected milliseconds from 1 to 3600000", parse_save_timeout },
 	{ "FXT_SCHED", "sched", FXT_OPT_OPTIONAL, 0, "0|1",
-	  "record the traced threads' context switches (perf_event, no root): thread states and "
-	  "CPU tracks in Perfetto, on-CPU time in fxt report",
+	  "record the traced threads' context switches (default 1; perf_event, no root): thread "
+	  "states and CPU tracks in Perfetto, on-CPU self time in fxt report",
 	  "expected 1 (or nothing) to record context switches, 0 not to", parse_sched },
 };
 const size_t fxt_options_count = sizeof(fxt_options) / sizeof(fxt_options[0]);
@@ -253,6 +253,7 @@ void fxt_settings_default(struct fxt_settings *s)
 	s->log_events = 1;
 	s->save_timeout_ms = 5000;
 	s->lock_labels = 1;
+	s->sched = 1;	/* where perf_event allows: off-CPU time apart from self time */
 }
 
 const struct fxt_option *fxt_option_find(const char *name, int by_flag)

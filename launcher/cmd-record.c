@@ -30,6 +30,7 @@
 #include "common/options.h"
 #include "common/protocol.h"
 #include "common/registry.h"
+#include "common/outpath.h"
 #include "launcher/cmd.h"
 #include "launcher/ctl.h"
 #include "launcher/manager.h"
@@ -376,14 +377,9 @@ static int open_archive(struct fxt_session *s, const char *output, char *tmp, si
 		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
 		return -1;
 	}
-	snprintf(tmp, size, "%s.%d.tmp", output, (int)getpid());
-	int out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out_fd < 0 && errno == EEXIST) {
-		snprintf(tmp, size, "%s.XXXXXX.tmp", output);
-		out_fd = mkostemps(tmp, 4, O_CLOEXEC);
-	}
+	int out_fd = fxt_outpath_open(output, tmp, size);
 	if (out_fd < 0) {
-		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
+		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-out_fd));
 		fxt_session_remove(s);
 		return -1;
 	}
@@ -410,6 +406,14 @@ int cmd_record(int argc, char **argv)
 		/* `fxtrun -o ./app args`: the archive's name was forgotten */
 		fprintf(stderr, ME ": -o %s: is an executable file, not an archive name "
 				"(usage: fxtrun -o FILE PROGRAM)\n", o.output);
+		free_opts(&o);
+		return 2;
+	}
+	const char *why;
+	if (!o.start_stopped && fxt_outpath_check(output, &why) < 0) {
+		/* before the program runs: a device, FIFO or directory is never replaced */
+		fprintf(stderr, ME ": -o %s: %s; an archive is written only to a regular file\n",
+			output, why);
 		free_opts(&o);
 		return 2;
 	}
@@ -491,9 +495,11 @@ int cmd_record(int argc, char **argv)
 		rc = fxt_manager_write(m, &st);
 		if (close(out_fd) < 0 && rc == 0)
 			rc = -errno;
-		if (rc == 0 && rename(tmp, output) < 0)
-			rc = -errno;
-		if (rc < 0) {
+		if (rc == 0 && (rc = fxt_outpath_commit(tmp, output, &why)) < 0) {
+			/* complete: left under its temporary name, said so */
+			fprintf(stderr, ME ": %s %s: the complete archive stays in %s\n", output,
+				why, tmp);
+		} else if (rc < 0) {
 			unlink(tmp);
 			fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
 		} else {

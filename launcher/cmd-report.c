@@ -48,7 +48,7 @@ static const char usage[] =
 	"usage: fxt report [options] FILE\n"
 	"Per-function time of an FXT archive, per process: calls, total (inclusive, each call\n"
 	"counted, recursion included), self (total minus time in recorded callees), avg, max.\n"
-	"  --sort KEY       self (default), total, calls, avg, max or name\n"
+	"  --sort KEY       self (default), total, calls, avg, max, name, on-cpu or off-cpu\n"
 	"  --limit N        at most N rows per table (in --tree: N children per node)\n"
 	"  --threads        one table (or tree) per thread instead of per process\n"
 	"  --tree           call tree with inclusive times and call counts\n"
@@ -65,8 +65,10 @@ static const char usage[] =
 	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
 	"functions, and a caller's self time excludes them as it excludes its callees.\n"
-	"With context switch records (fxtrun --sched): on-cpu and off-cpu (total minus on-cpu)\n"
-	"per function, and per lock object the time its waiters were blocked off CPU.\n"
+	"With context switch records (recorded by default where perf_event allows): self is\n"
+	"on-CPU time, on-cpu and off-cpu (total minus on-cpu) columns per function, rows\n"
+	"[preempted] and [blocked] with each thread's time off CPU, and per lock object the\n"
+	"time its waiters were blocked off CPU.\n"
 	CMD_EXIT_USAGE;
 
 static struct fxt_sv name_of(struct report *rp, unsigned type, uint64_t koid)
@@ -174,8 +176,8 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 			return 0;
 		if (!rp->oncpu && fxt_oncpu_new(&rp->oncpu) < 0)
 			return -ENOMEM;
-		return fxt_oncpu_switch(rp->oncpu, rec->u.sched.out_thread.tid,
-					rec->u.sched.in_thread.tid,
+		return fxt_oncpu_switch(rp->oncpu, &rec->u.sched.out_thread,
+					rec->u.sched.out_state, &rec->u.sched.in_thread,
 					fxt_reader_ticks_to_ns(r, rec->u.sched.ts));
 	default:
 		return 0;
@@ -489,7 +491,8 @@ static int parse_u64(const char *s, uint64_t *v)
 
 static int parse_sort(const char *s, enum fxt_prof_sort *by)
 {
-	static const char *const keys[] = { "self", "total", "calls", "avg", "max", "name" };
+	static const char *const keys[] = { "self", "total", "calls", "avg", "max", "name",
+					    "on-cpu", "off-cpu" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(s, keys[i])) {
 			*by = (enum fxt_prof_sort)i;
@@ -522,7 +525,7 @@ int cmd_report(int argc, char **argv)
 		case 's':
 			if (parse_sort(optarg, &rp.sort) < 0) {
 				fprintf(stderr, "fxt report: --sort %s: expected self, total, calls, "
-					"avg, max or name\n", optarg);
+					"avg, max, name, on-cpu or off-cpu\n", optarg);
 				return CMD_EXIT_ERROR;
 			}
 			break;

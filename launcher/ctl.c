@@ -4,6 +4,7 @@
  * bounded number of times. A reply is always vetted (launcher/msg.c) before it is used. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include "common/outpath.h"
 #include "launcher/ctl.h"
 
 #include <errno.h>
@@ -127,6 +128,17 @@ int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, 
 	}
 }
 
+/* Whether path may take an archive (common/outpath.h); else says why. */
+static int output_ok(const char *me, const char *path)
+{
+	const char *why;
+	if (fxt_outpath_check(path, &why) == 0)
+		return 1;
+	fprintf(stderr, "%s: -o %s: %s; an archive is written only to a regular file\n", me, path,
+		why);
+	return 0;
+}
+
 int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
 {
 	f->fd = -1;
@@ -134,6 +146,9 @@ int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
 		fprintf(stderr, "%s: %s: name too long\n", me, path);
 		return -1;
 	}
+	f->part[0] = 0;
+	if (!output_ok(me, path))
+		return -1;
 	snprintf(f->part, sizeof(f->part), "%s.part", path);
 	f->fd = open(f->part, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (f->fd < 0) {
@@ -151,10 +166,16 @@ int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok)
 	f->fd = -1;
 	if (!f->part[0])
 		return 0;
-	if (ok && rename(f->part, f->path) == 0)
+	const char *why;
+	if (ok && fxt_outpath_commit(f->part, f->path, &why) == 0)
 		return 0;
-	if (ok)
-		fprintf(stderr, "%s: cannot rename %s: %s\n", me, f->part, strerror(errno));
+	if (ok) {
+		/* complete: kept under its temporary name, said so */
+		fprintf(stderr, "%s: %s %s: the complete archive stays in %s\n", me, f->path, why,
+			f->part);
+		f->part[0] = 0;
+		return -1;
+	}
 	unlink(f->part);
 	f->part[0] = 0;
 	return ok ? -1 : 0;
@@ -381,7 +402,7 @@ int fxt_ctl_parse_output(const char *me, const char *usage, int argc, char **arg
 		fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n", me, argv[i], me);
 		return 2;
 	}
-	return -1;
+	return *out && !output_ok(me, *out) ? 2 : -1;	/* refused before the manager is asked */
 }
 
 int fxt_ctl_end(const char *me, int fd, uint32_t what, int file, void *buf)

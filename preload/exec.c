@@ -64,15 +64,17 @@ struct exec_state {
 	char **env;		/* malloc'd environment with var, or NULL */
 };
 
-/* Number of threads of the process (entries of /proc/self/task), 0 if unknown. */
+/* Number of the program's threads (entries of /proc/self/task but the tracer's context switch
+ * reader), 0 if unknown. */
 static int thread_count(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	int n = 0;
+	pid_t reader = fxtp_sched_reader();	/* the tracer's own, ending or not */
 	if (!d)
 		return 0;
 	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.';
+		n += e->d_name[0] != '.' && (!reader || atoi(e->d_name) != reader);
 	closedir(d);
 	return n;
 }

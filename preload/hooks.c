@@ -43,7 +43,7 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	f->fn = (uintptr_t)fn;
 	f->site = (uintptr_t)site;
 	f->tag = c->tag;
-	f->start = __rdtsc();
+	f->start = fxtp_after(f[-1].start, __rdtsc());	/* sentinel's start: 0 */
 	BARRIER();
 	t->top = f + 1;
 }
@@ -79,6 +79,8 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	}
 	struct fxtp_frame *f = top - 1;
 	uint64_t start = f->start, hdr = f->tag;
+	if (unlikely((int64_t)(now - start) < 0))
+		now = start;	/* start moved by fxtp_after */
 	BARRIER();
 	t->top = f;	/* popped before the chunk is touched: a handler's hooks start after it */
 	BARRIER();

@@ -13,7 +13,7 @@
  * Why a reader thread: the rings are filled by the kernel whether or not the program makes
  * instrumented calls; a thread blocked on a pipe or a mutex switches without ever refilling a
  * chunk, so draining only at refill would lose switches, and would put the drain (a ring of
- * records) inside the program's timed calls. The reader sleeps in poll() until a ring is a
+ * records) inside the program's timed calls. The reader sleeps in epoll_wait() until a ring is a
  * quarter full (or 100 ms pass), runs with every signal blocked and the guard held, is created
  * before the events (so its own switches are not recorded), and writes with its own chunk
  * writer. Ring overflow (PERF_RECORD_LOST) is counted as dropped records. A fork child starts
@@ -25,13 +25,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "preload/fd.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/names.h"
@@ -64,7 +65,12 @@ static struct {
 	int ncpu;
 	struct ring *rings;
 	int efd;			/* eventfd: wakes the reader to stop */
+	int epfd;			/* epoll set the reader waits on: efd, then every ring (no
+					 * allocation in the reader, whatever the number of CPUs) */
 	int stop;			/* the reader stops (atomic) */
+	unsigned gen;			/* bumped by every start: a reader of an older one ends
+					 * (a failed exec starts again while the last one exits) */
+	pid_t reader_tid;		/* the latest reader thread (atomic; kept after it ends) */
 	int done;			/* fxtp_sched_stop ran (atomic) */
 	int ready;			/* rings and ncpu published to the reader (atomic) */
 	pthread_mutex_t lock;		/* one drainer at a time: owns w and the rings' tails */
@@ -76,7 +82,7 @@ static struct {
 	uint16_t in_weight_idx, out_weight_idx;	/* string indexes of the argument names */
 	uint64_t switches, lost;	/* written / reported lost by the kernel */
 	uint64_t chunks;		/* chunks w took in this buffer (atomic) */
-} S = { .efd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+} S = { .efd = -1, .epfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int perf_open(struct perf_event_attr *a, int cpu)
 {
@@ -86,9 +92,11 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 		return -1;
 	}
 	/* The process's first thread: the constructor's, a fork child's only one, and also when
-	 * a registered process starts from its provider thread (registry.c). */
-	return (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	 * a registered process starts from its provider thread (registry.c). Above the program's
+	 * descriptors: its own open() calls get the numbers they get untraced. */
+	int fd = (int)syscall(SYS_perf_event_open, a, (pid_t)fxtp.pid, cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? fd : fxtp_fd_high(fd);
 }
 
 /* The event of one CPU; returns its fd or -1 (errno). */
@@ -308,20 +316,16 @@ static void drain_all(void)
 
 static void *reader(void *arg)
 {
-	(void)arg;
+	unsigned gen = (unsigned)(uintptr_t)arg;
 	struct fxtp_thread *t = &fxtp_self;
+	__atomic_store_n(&S.reader_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	fxtp_enter(t);	/* held for good: wrappers this thread reaches pass through */
-	struct pollfd *pf = calloc((size_t)S.ncpu + 1, sizeof(*pf));
-	if (!pf)
-		return NULL;
-	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE)) {
-		int n = 0, ready = __atomic_load_n(&S.ready, __ATOMIC_ACQUIRE);
+	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE) == gen) {
+		int ready = __atomic_load_n(&S.ready, __ATOMIC_ACQUIRE);
+		struct epoll_event ev[8];
 		uint64_t v;
-		pf[n++] = (struct pollfd){ .fd = S.efd, .events = POLLIN };
-		for (int i = 0; ready && i < S.ncpu; i++)
-			if (S.rings[i].pg)
-				pf[n++] = (struct pollfd){ .fd = S.rings[i].fd, .events = POLLIN };
-		if (poll(pf, (nfds_t)n, POLL_MS) < 0 && errno != EINTR)
+		if (epoll_wait(S.epfd, ev, 8, POLL_MS) < 0 && errno != EINTR)
 			break;
 		if (read(S.efd, &v, sizeof(v)) < 0) {
 			/* nothing pending: EAGAIN */
@@ -333,7 +337,6 @@ static void *reader(void *arg)
 			drain_all();
 		pthread_mutex_unlock(&S.lock);
 	}
-	free(pf);
 	return NULL;
 }
 
@@ -361,10 +364,18 @@ static const struct ring *first_ring(void)
 	return NULL;
 }
 
+/* Adds fd to the reader's epoll set (input). Returns 0 or -1 (errno). */
+static int watch(int fd)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.fd = fd };
+	return epoll_ctl(S.epfd, EPOLL_CTL_ADD, fd, &e);
+}
+
 /* Reader thread first (not inheriting the events), then the events, then it runs. */
 static void start(void)
 {
 	int rc;
+	unsigned gen = __atomic_add_fetch(&S.gen, 1, __ATOMIC_ACQ_REL);
 	S.stop = 0;
 	S.done = 0;
 	S.ready = 0;
@@ -372,9 +383,14 @@ static void start(void)
 	pthread_mutex_init(&S.lock, NULL);
 	fxt_chunk_init(&S.w, &fxtp.buf, NULL);
 	__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
-	S.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (S.efd < 0) {
-		fxtp_warn("cannot record context switches (eventfd); going on without",
+	if (S.efd >= 0)
+		close(S.efd);	/* a start after a failed exec: the last reader ends by gen */
+	if (S.epfd >= 0)
+		close(S.epfd);
+	S.efd = fxtp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	S.epfd = S.efd < 0 ? -1 : fxtp_fd_high(epoll_create1(EPOLL_CLOEXEC));
+	if (S.epfd < 0 || watch(S.efd) < 0) {
+		fxtp_warn("cannot record context switches (eventfd, epoll); going on without",
 			  strerror(errno));
 		return;
 	}
@@ -385,7 +401,8 @@ static void start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
 	fxtp_real_init();
-	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader, NULL) : ENOSYS;
+	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader,
+							     (void *)(uintptr_t)gen) : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		fxtp_warn("cannot record context switches (reader thread); going on without",
@@ -415,6 +432,9 @@ static void start(void)
 		}
 		return;
 	}
+	for (int i = 0; i < S.ncpu; i++)
+		if (S.rings[i].pg)
+			watch(S.rings[i].fd);	/* else drained at the reader's timeouts */
 	S.in_weight_idx = (uint16_t)fxtp_name_index("incoming_weight", 15);
 	S.out_weight_idx = (uint16_t)fxtp_name_index("outgoing_weight", 15);
 	S.on = 1;
@@ -433,7 +453,9 @@ void fxtp_sched_fork_child(void)
 	close_rings();
 	if (S.efd >= 0)
 		close(S.efd);
-	S.efd = -1;
+	if (S.epfd >= 0)
+		close(S.epfd);
+	S.efd = S.epfd = -1;
 	S.on = 0;
 	start();
 	errno = saved;
@@ -500,4 +522,9 @@ void fxtp_sched_stop(int from_signal)
 		/* the reader stops at its next timeout */
 	}
 	errno = saved;
+}
+
+pid_t fxtp_sched_reader(void)
+{
+	return __atomic_load_n(&S.reader_tid, __ATOMIC_ACQUIRE);
 }

@@ -6,6 +6,7 @@
 #define FXT_PRELOAD_SCHED_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Starts recording the process's context switches when FXT_SCHED is set (after the tracer
  * runs), or resumes them after a pause. Where the kernel refuses: one line on stderr, and the trace goes on without.
@@ -30,5 +31,10 @@ void fxtp_sched_stop(int from_signal);
  * they say nothing of whether the program recorded calls or events of its own (init.c). Fails:
  * never. Thread-safe, async-signal-safe. */
 uint64_t fxtp_sched_chunks(void);
+
+/* The tid of the latest context switch reader thread (0: none started), still given once it
+ * ended: a thread of the tracer's, not the program's (exec.c counts the program's). Fails:
+ * never. Thread-safe. */
+pid_t fxtp_sched_reader(void);
 
 #endif

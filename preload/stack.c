@@ -82,6 +82,8 @@ static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct 
 {
 	uint32_t v = fxtp_tag_fast(f->tag) ? (uint32_t)fxt_field_get(FXT_EVENT_NAME_REF, f->tag)
 					    : (uint32_t)(f->tag >> 32);
+	if ((int64_t)(end - f->start) < 0)
+		end = f->start;	/* its start was moved by fxtp_after */
 	if ((v & FXTP_V_SKIP) || (fxtp.min_ticks && end - f->start < fxtp.min_ticks))
 		return;
 	if (v & FXTP_V_DEFER) {
@@ -201,7 +203,7 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 	f->site = site;
 	f->tag = tag;
 	t->top = f + 1;
-	f->start = fxtp_now();
+	f->start = fxtp_after(f[-1].start, fxtp_now());
 out:
 	fxtp_leave(t);
 }

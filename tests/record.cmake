@@ -32,6 +32,7 @@ endif()
 
 if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 	add_test(NAME fxtrun-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTAUTO=$<TARGET_FILE:fxtauto>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXT_CALLS=$<TARGET_FILE:fxt-calls>
 		RPROGS=${FXT_RPROGS_DIR} PROGS=${FXT_PROGS_DIR}/gcc
 		SAMPLE_PROG=${CMAKE_CURRENT_BINARY_DIR}/m-split
@@ -45,6 +46,10 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun RPROGS=${FXT_RPROGS_DIR}
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-trust.bats)
 	set_tests_properties(fxtrun-trust-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	add_test(NAME outpath-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
+		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/outpath.bats)
+	set_tests_properties(outpath-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
 	# Random SIGKILLs of the program and of fxtrun (tests/soak.sh; `tests/soak.sh 100` by hand).
 	add_test(NAME soak COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>

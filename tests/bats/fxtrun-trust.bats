@@ -28,9 +28,10 @@ calls() {
 }
 
 # scribbled MODE: r-scribble MODE under fxtrun; its healthy child keeps every call, the archive
-# is valid, the summary and the archive name the scribbler.
+# is valid, the summary and the archive name the scribbler. Without context switches: the
+# scribbler aims at the one chunk writer it knows (the switch reader's chunk moves it).
 scribbled() {
-	run --separate-stderr timeout 60 "$FXTRUN" -o s.fxt "$RPROGS/r-scribble" "$1"
+	run --separate-stderr timeout 60 "$FXTRUN" --sched=0 -o s.fxt "$RPROGS/r-scribble" "$1"
 	[ "$status" -eq 3 ]	# as untraced
 	"$FXT" check -q s.fxt
 	[ "$(calls s.fxt child_call)" -eq 1000 ]

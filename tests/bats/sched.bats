@@ -33,13 +33,52 @@ switches() {
 	[[ "$output" == *"running      blocked  object"* ]]
 }
 
-@test "without FXT_SCHED (or with FXT_SCHED=0) there are no context switch records" {
+# sorted_by COLUMN REPORT: every table's rows are in non-increasing order of COLUMN (1-based,
+# after the calls column: 1 total, 2 self, 3 avg, 4 max, 5 on-cpu, 6 off-cpu)
+sorted_by() {
+	python3 -c '
+import re, sys
+col, text = int(sys.argv[1]), sys.argv[2]
+u = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+tables, prev = 0, None
+for line in text.splitlines():
+    if line.startswith("=="):
+        prev = None
+        continue
+    m = re.findall(r"([\d.]+) (ns|us|ms|s)\b", line)
+    if len(m) < 6:
+        continue
+    v = float(m[col - 1][0]) * u[m[col - 1][1]]
+    if prev is None:
+        tables += 1
+    elif v > prev:
+        sys.exit("out of order: " + line)
+    prev = v
+sys.exit(0 if tables else "no tables")' "$1" "$2"
+}
+
+@test "fxt report --sort on-cpu / off-cpu: rows by on-CPU and by off-CPU time" {
+	FXT_OUTPUT=t.fxt LD_PRELOAD="$LIB" "$PROG" > /dev/null
+	"$FXT" report --sort on-cpu --threads t.fxt >on.txt
+	"$FXT" report --sort off-cpu --threads t.fxt >off.txt
+	sorted_by 5 "$(cat on.txt)"
+	sorted_by 6 "$(cat off.txt)"
+	grep -q '^ .*  \[blocked\]$' off.txt
+	run "$FXT" report --sort cpu t.fxt
+	[ "$status" -eq 2 ]
+}
+
+@test "context switches are recorded by default; FXT_SCHED=0 and --sched=0 turn them off" {
 	FXT_OUTPUT=a.fxt LD_PRELOAD="$LIB" "$PROG" > /dev/null
 	FXT_SCHED=0 FXT_OUTPUT=b.fxt LD_PRELOAD="$LIB" "$PROG" > /dev/null
-	[ "$(switches a.fxt)" -eq 0 ]
+	"$FXTRUN" --sched=0 -o c.fxt "$PROG" > /dev/null 2>&1
+	[ "$(switches a.fxt)" -gt 0 ]
 	[ "$(switches b.fxt)" -eq 0 ]
-	run "$FXT" report a.fxt
+	[ "$(switches c.fxt)" -eq 0 ]
+	run "$FXT" report b.fxt
 	[[ "$output" != *"on-cpu"* ]]
+	run "$FXT" report a.fxt
+	[[ "$output" == *"on-cpu"* ]]
 }
 
 @test "a kernel that refuses perf_event_open (EACCES): one line why, the trace goes on without" {

@@ -3,7 +3,9 @@
 # fraction `fxt report` computes from the context switch records is within TOL points of the
 # thread's own CPU-time/wall-time; each thread's switch-outs in the trace match its
 # voluntary + nonvoluntary context switches from /proc/<tid>/status (the trace may hold a few
-# more: the thread's exit, after it read its counts); blocked/preempted split likewise.
+# more: the thread's exit, after it read its counts); blocked/preempted split likewise. Self
+# time is on-CPU time: a function with no recorded callees has self = on-cpu, and the rows
+# [preempted] and [blocked] hold the time off CPU: a sleeper's off-CPU time is blocked time.
 # usage: check.py PROGRAM_STDOUT REPORT_TEXT DUMP_TEXT [TOL]
 import re, sys
 
@@ -25,8 +27,19 @@ for m in re.finditer(r"^\s*(\d+)\s+([\d.]+) (ns|us|ms|s)\s+([\d.]+) (ns|us|ms|s)
                      r"\s+([\d.]+) (ns|us|ms|s)\s+([\d.]+) (ns|us|ms|s)\s+([\d.]+) (ns|us|ms|s)\s+(\S+)$",
                      report, re.M):
     g = m.groups()
-    rows[g[13]] = (t(g[1], g[2]), t(g[9], g[10]))   # total, on-cpu
+    rows[g[13]] = (t(g[1], g[2]), t(g[9], g[10]), t(g[3], g[4]))   # total, on-cpu, self
 claim(len(rows) > 0, "fxt report has on-cpu columns")
+for name in ("spin_work", "sleep_work", "half_work", "pipe_work"):
+    if name in rows:
+        claim(rows[name][2] == rows[name][1],
+              f"{name} (no recorded callees): self {rows[name][2]:.0f} ns = on-cpu {rows[name][1]:.0f} ns")
+for name in ("[preempted]", "[blocked]"):
+    claim(name in rows and rows[name][1] == 0 and rows[name][2] == rows[name][0],
+          f"row {name}: all off CPU, its own self time")
+if "sleep_work" in rows and "[blocked]" in rows:
+    off = rows["sleep_work"][0] - rows["sleep_work"][1]
+    claim(rows["[blocked]"][0] >= off * 0.999,
+          f"[blocked] {rows['[blocked]'][0]:.0f} ns holds sleep_work's off-CPU {off:.0f} ns")
 
 sw = {}
 for line in dump.splitlines():
@@ -44,7 +57,7 @@ for line in prog.splitlines():
         if name not in rows:
             claim(False, f"{name}: in the report")
             continue
-        total, on = rows[name]
+        total, on = rows[name][:2]
         tf = 100.0 * on / total
         claim(abs(tf - frac) <= tol,
               f"{name}: on-CPU {tf:.1f}% from the trace, {frac:.1f}% from the thread's CPU clock (tolerance {tol} points)")
