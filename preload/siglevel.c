@@ -263,6 +263,12 @@ void fxtp_sig_defer(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct f
 	write_deferred(t, w, f->fn, f->start, end, 0);
 }
 
+/* Set in a child forked inside a handler that interrupted no tracer code: the levels it runs
+ * at are all its own (the ones below are the parent's), so its exit flush may name the calls
+ * its handler level deferred (what level 0 would have done): nothing of the tracer's was cut
+ * short by the signal. */
+static int forked_in_handler;
+
 static void drain_into(struct fxtp_thread *t, struct fxt_chunk_w *w, int symbolize)
 {
 	for (uint32_t k = 0; k < FXTP_SIG_LEVELS; k++) {
@@ -294,7 +300,7 @@ void fxtp_sig_close_saved(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t
 		for (const struct fxtp_frame *f = s->top; f-- > s->base;)
 			fxtp_write_frame(t, w, f, end);
 	}
-	drain_into(t, w, !fxtp_sig_fatal && fxtp_self.siglevel == 0);
+	drain_into(t, w, !fxtp_sig_fatal && (fxtp_self.siglevel == 0 || forked_in_handler));
 }
 
 void fxtp_sig_release(struct fxtp_thread *t)
@@ -325,9 +331,12 @@ void fxtp_sig_after_fork(struct fxtp_thread *t)
 	t->deferred = 0;
 	/* A fork inside a handler: the levels it interrupted hold the parent's calls, kept for
 	 * pairing once the handler returns, never recorded as the child's. */
+	forked_in_handler = t->siglevel > 0;
 	for (uint32_t k = t->siglevel; k > 0; k--) {
 		const struct fxtp_sigstate *s = &t->sig[k - 1].saved;
 		for (struct fxtp_frame *f = s->base; s->base && f < s->top; f++)
 			f->tag = fxtp_tag_slow(FXTP_V_SKIP);
+		if (s->in_tracer)
+			forked_in_handler = 0;
 	}
 }
