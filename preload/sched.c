@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -401,6 +402,7 @@ static void start(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
+	__atomic_store_n(&S.reader_tid, 0, __ATOMIC_RELEASE);
 	fxtp_real_init();
 	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader,
 							     (void *)(uintptr_t)gen) : ENOSYS;
@@ -411,6 +413,10 @@ static void start(void)
 		return;
 	}
 	pthread_detach(th);
+	/* Its tid known before the program runs on: exec.c tells the program's threads from it
+	 * (a busy machine may not have run it yet). Bounded: 2 s. */
+	for (int i = 0; i < 20000 && !__atomic_load_n(&S.reader_tid, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
 	if (!fxtp.use_tsc) {
 		rc = open_rings(CLOCK_MONOTONIC);
 	} else {

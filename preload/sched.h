@@ -33,9 +33,9 @@ void fxtp_sched_stop(int from_signal);
  * never. Thread-safe, async-signal-safe. */
 uint64_t fxtp_sched_chunks(void);
 
-/* The tid of the latest context switch reader thread (0: none started), still given once it
- * ended: a thread of the tracer's, not the program's (exec.c counts the program's). Fails:
- * never. Thread-safe. */
+/* The tid of the latest context switch reader thread (0: none started), known once
+ * fxtp_sched_start() returns: a thread of the tracer's, not the program's (exec.c counts the
+ * program's). Fails: never. Thread-safe. */
 pid_t fxtp_sched_reader(void);
 
 #endif
