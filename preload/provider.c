@@ -243,6 +243,7 @@ static void connect_manager(uint32_t n, pid_t pid)
 	}
 	prov.sock = high;
 	prov.sock_ino = st.st_ino;
+	fxtp_fd_keep(&prov.sock);	/* a daemon closing every descriptor keeps it */
 	send_packet(TRACE_PROVIDER_STARTED, TRACE_PROVIDER_FIFO_PROTOCOL_VERSION,
 		    (uint64_t)n << 32 | (uint32_t)pid);
 }
@@ -271,11 +272,18 @@ void fxtp_provider_session(const char *dir, enum fxt_buf_mode mode)
 	prov.mode = mode;
 }
 
-void fxtp_provider_end(int remove)
+/* Closes our connection (a fork child: the parent's). */
+static void close_sock(void)
 {
+	fxtp_fd_release(&prov.sock);
 	if (sock_ok())
 		close(prov.sock);
 	prov.sock = -1;
+}
+
+void fxtp_provider_end(int remove)
+{
+	close_sock();
 	fxtp_grow_detach();
 	if (remove && prov.path[0])
 		unlink(prov.path);
@@ -296,9 +304,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 		prov.managed = 0;
 		return -ECANCELED;
 	}
-	if (sock_ok())
-		close(prov.sock);	/* the parent's connection: ours is made below */
-	prov.sock = -1;
+	close_sock();	/* the parent's connection: ours is made below */
 	pid_t pid = getpid();
 	char path[4200];
 	int fd = -1;

@@ -150,8 +150,7 @@ static void close_rings(void)
 	for (int i = 0; S.rings && i < S.ncpu; i++) {
 		if (S.rings[i].pg)
 			munmap(S.rings[i].pg, S.rings[i].map_size);
-		if (S.rings[i].fd >= 0)
-			close(S.rings[i].fd);
+		fxtp_fd_close(&S.rings[i].fd);
 	}
 	free(S.rings);
 	S.rings = NULL;
@@ -181,6 +180,7 @@ static int open_rings(int clockid)
 			r->fd = -1;
 			continue;
 		}
+		fxtp_fd_keep(&r->fd);	/* a daemon closing every descriptor keeps it */
 		got++;
 	}
 	if (!got) {
@@ -387,6 +387,7 @@ static void start(void)
 			  strerror(errno));
 		return;
 	}
+	fxtp_fd_keep(&S.efd);
 	/* Opened (in the rings' absence the reader only polls efd) before the thread exists. */
 	S.rings = NULL;
 	sigset_t all, old;
@@ -441,9 +442,7 @@ void fxtp_sched_fork_child(void)
 		return;
 	int saved = errno;
 	close_rings();
-	if (S.efd >= 0)
-		close(S.efd);
-	S.efd = -1;
+	fxtp_fd_close(&S.efd);
 	S.on = 0;
 	start();
 	errno = saved;
