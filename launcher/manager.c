@@ -163,8 +163,10 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 	if (!rc)
 		rc = fxt_saver_save(m->out, &p->s, 0, fallback_tps(m));
 	m->saved += m->out->bytes - before;
-	if (rc < 0)
-		return;	/* not saved (disk full?): no BUFFER_SAVED; the provider stops waiting */
+	if (rc < 0 && !m->out->err)
+		return;	/* not saved: no BUFFER_SAVED; the provider stops waiting */
+	/* Saved, or the archive cannot be written any more (full disk, file size limit): the
+	 * provider waiting for this save would wait for nothing. */
 	trace_provider_packet_t ack = { .request = TRACE_PROVIDER_BUFFER_SAVED,
 					.data32 = req->data32,
 					.data64 = req->data64 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # What a daemon and a resource limit do to a trace (issue 23): a program that closes every
 # descriptor or dup2()s over them at start keeps its whole trace (preload/fd.c keeps the
-# tracer's), under fxtrun and under LD_PRELOAD alone. Paths from ctest (tests/record.cmake):
+# tracer's), under fxtrun and under LD_PRELOAD alone; a file size limit (ulimit -f) kills
+# neither fxtrun nor the program, and its drops are counted as such. Paths from ctest (tests/record.cmake):
 # FXT, FXTRUN, FXTAUTO, RPROGS (tests/progs/r-*).
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
@@ -45,4 +46,24 @@ daemon() {
 @test "a daemon calling close_range(3, ~0U) or closefrom(3): its trace is whole" {
 	daemon close_range
 	daemon closefrom
+}
+
+@test "ulimit -f under fxtrun: the program runs to its end with its status, nothing left behind" {
+	# about 48 MB of records through a 20 MB file size limit: before, fxtrun and the program
+	# died of SIGXFSZ (status 153) and a 20 MB t.fxt.PID.tmp stayed
+	run --separate-stderr bash -c 'ulimit -f 20000; exec timeout 120 "$0" --buffer-size 4M \
+		-o t.fxt sh -c "\"\$0\" closefrom 2000000; exit 7" "$1"' "$FXTRUN" "$RPROGS/r-daemon"
+	[ "$status" -eq 7 ]
+	[ "$stderr" = "fxtrun: cannot write t.fxt: the file size limit (ulimit -f) was reached; nothing written" ]
+	[ -z "$(ls -d t.fxt* 2>/dev/null)" ]
+}
+
+@test "ulimit -f under LD_PRELOAD: the archive stops at the limit, drops counted as such" {
+	run --separate-stderr bash -c 'ulimit -f 20000; FXT_OUTPUT=p.fxt LD_PRELOAD="$0" \
+		exec timeout 120 "$1" closefrom 2000000' "$FXTAUTO" "$RPROGS/r-daemon"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *" records dropped (file size limit); "* ]]
+	"$FXT" check -q p.fxt
+	"$FXT" dump p.fxt | grep -q 'name="records dropped" .*"reason":string="file size limit"'
+	[ "$(calls p.fxt work)" -gt 100000 ]
 }
