@@ -51,7 +51,8 @@ function(fxt_prog name source)
 endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
-		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c s-recurse.c)
+		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c s-recurse.c
+		s-waves.c)
 	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
 	fxt_prog(${name} ${src})
 endforeach()
@@ -109,7 +110,7 @@ foreach(cc ${FXT_E2E_COMPILERS})
 	fxt_e2e_cases(e2e-${cc} ${FXT_PROGS_DIR}/${cc}
 		"s-longjmp=s-longjmp" "s-throw=s-throw" "s-signal=s-signal" "s-fork=s-fork"
 		"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep"
-		"s-threads=s-threads" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
+		"s-threads=s-threads" "s-waves=s-waves" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
 		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread" "s-crash=s-crash segv"
 		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill"
 		"s-recurse=s-recurse")
