@@ -513,11 +513,10 @@ void fxtp_sched_stop(int from_signal)
 		fxt_chunk_flush(&S.w);
 		pthread_mutex_unlock(&S.lock);
 	}
-	__atomic_store_n(&S.stop, 1, __ATOMIC_RELEASE);
-	uint64_t one = 1;
-	if (write(S.efd, &one, sizeof(one)) < 0) {
-		/* the reader stops at its next timeout */
-	}
+	/* The reader is left asleep (done: it drains no more) rather than ended: a thread ending
+	 * while the process exits races the exit's own work (under ASan, its leak check
+	 * deadlocked with the ending thread's frees), and a failed exec resumes it as a START
+	 * does. */
 	errno = saved;
 }
 

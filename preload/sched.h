@@ -23,7 +23,8 @@ void fxtp_sched_pause(void);
 void fxtp_sched_fork_child(void);
 
 /* Exit flush: stops the events and writes every switch still in the rings (from_signal: only
- * if the reader thread is not mid-drain; no lock is waited for). Fails: silently.
+ * if the reader thread is not mid-drain; no lock is waited for); the reader stays, idle (a
+ * failed exec resumes it with fxtp_sched_start). Fails: silently.
  * Thread-safe: the first caller (fxtp_finish's) does the work. */
 void fxtp_sched_stop(int from_signal);
 
