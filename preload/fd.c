@@ -11,16 +11,49 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "preload/fxtp.h"
 #include "preload/real.h"
+
+/* Says once per process image that the tracer's descriptors take low numbers. */
+static void say_low(void)
+{
+	static int said;
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	struct rlimit r;
+	char line[200];
+	int n = snprintf(line, sizeof(line), "fxtauto: RLIMIT_NOFILE is %llu, below %d: the "
+			 "tracer's descriptors take the lowest free numbers (the program's own may "
+			 "differ from an untraced run)\n",
+			 getrlimit(RLIMIT_NOFILE, &r) == 0 ? (unsigned long long)r.rlim_cur : 0ULL,
+			 FXTP_FD_MIN);
+	if (n > 0 && fxt_write_all(2, line, (size_t)n < sizeof(line) ? (size_t)n
+								   : sizeof(line) - 1) < 0) {
+		/* stderr is gone: nothing more to do */
+	}
+}
+
+int fxtp_fd_dup_high(int fd)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, FXTP_FD_MIN);
+	if (high < 0 && errno == EINVAL) {	/* RLIMIT_NOFILE <= FXTP_FD_MIN */
+		high = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (high >= 0)
+			say_low();
+	}
+	return high;
+}
 
 int fxtp_fd_high(int fd)
 {
 	if (fd < 0)
 		return -1;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FXTP_FD_MIN);
+	int high = fxtp_fd_dup_high(fd);
 	int saved = errno;
 	close(fd);
 	errno = saved;
@@ -105,7 +138,7 @@ static int move_away(int fd)
 	if (!s)
 		return 0;
 	int saved = errno;
-	int moved = fcntl(fd, F_DUPFD_CLOEXEC, FXTP_FD_MIN);
+	int moved = fxtp_fd_dup_high(fd);
 	if (moved >= 0 &&
 	    !__atomic_compare_exchange_n(s, &fd, moved, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 		fxtp_real.close(moved);	/* its owner closed or moved it meanwhile */

@@ -10,8 +10,13 @@
 
 #define FXTP_FD_MIN 64
 
-/* fd moved to FXTP_FD_MIN or above, close-on-exec, the original closed. Fails: -1 (fd < 0, or
- * errno of fcntl; fd closed). Thread-safe, async-signal-safe. */
+/* A close-on-exec duplicate of fd at FXTP_FD_MIN or above; when RLIMIT_NOFILE is lower, at the
+ * lowest free number, said once on stderr (a forked child is traced all the same). Fails: -1
+ * (errno of fcntl). Thread-safe, async-signal-safe. */
+int fxtp_fd_dup_high(int fd);
+
+/* fd moved as fxtp_fd_dup_high moves it, the original closed. Fails: -1 (fd < 0, or errno of
+ * fcntl; fd closed). Thread-safe, async-signal-safe. */
 int fxtp_fd_high(int fd);
 
 /* Keeps the descriptor in *slot (the owner's variable, read by the owner when it uses it):

@@ -53,7 +53,7 @@ void (*fxtp_grow_on_step)(void);
 int fxtp_grow_attach(int fd, const char *path, int extends)
 {
 	fxtp_grow_detach();
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FXTP_FD_MIN);	/* fd stays the caller's */
+	int high = fxtp_fd_dup_high(fd);	/* fd stays the caller's */
 	struct stat st;
 	if (high < 0 || fstat(high, &st) < 0) {
 		if (high >= 0)

@@ -67,3 +67,28 @@ daemon() {
 	"$FXT" dump p.fxt | grep -q 'name="records dropped" .*"reason":string="file size limit"'
 	[ "$(calls p.fxt work)" -gt 100000 ]
 }
+
+@test "ulimit -n 16: every process of a forking program is traced, and the low descriptors said" {
+	# before: "cannot start tracing ... Invalid argument" and not one process traced (the
+	# tracer insisted on descriptors >= 64)
+	run --separate-stderr timeout 120 "$FXTRUN" -o n.fxt sh -c 'ulimit -n 16; exec "$0" 20000' \
+		"$RPROGS/r-forks"
+	[ "$status" -eq 0 ]
+	[ "$output" = "busy 240000 work 240000" ]
+	[[ "$stderr" == *"fxtauto: RLIMIT_NOFILE is 16, below 64: the tracer's descriptors take the lowest free numbers"* ]]
+	[[ "$stderr" == *" 13 processes, "*"no records dropped"* ]]
+	"$FXT" check -q n.fxt
+	[ "$(calls n.fxt work)" -eq 240000 ]
+	[ "$(calls n.fxt busy)" -eq 240000 ]
+	run --separate-stderr timeout 120 env FXT_OUTPUT=p.fxt LD_PRELOAD="$FXTAUTO" sh -c \
+		'ulimit -n 16; exec "$0" 20000' "$RPROGS/r-forks"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"RLIMIT_NOFILE is 16, below 64"* ]]
+	[ -z "$(ls -d p.fxt*.part 2>/dev/null)" ]
+	work=0
+	for f in p.fxt*; do
+		"$FXT" check -q "$f"
+		work=$((work + $(calls "$f" work)))
+	done
+	[ "$work" -eq 240000 ]
+}
