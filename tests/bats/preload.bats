@@ -112,10 +112,11 @@ bad_setting() {
 		LD_PRELOAD="$0" "$1"' "$FXTAUTO" "$PROGS/s-deep"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$plain" ]
-	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(no\ space\ left\ to\ grow\ the\ buffer\) ]]
+	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(file\ size\ limit\) ]]
 	dropped=${BASH_REMATCH[1]}
 	[ "$(stat -c %s lim.fxt)" -le $((3072 * 1024)) ]
 	"$FXT" check lim.fxt
+	"$FXT" dump lim.fxt | grep -q 'name="records dropped" .*"reason":string="file size limit"'
 	run "$FXT" stats lim.fxt
 	[[ "$output" == *"records dropped: $dropped"* ]]
 	# every call is recorded or counted as dropped (each call is one record)
