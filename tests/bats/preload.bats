@@ -562,3 +562,40 @@ fxt recover: t.fxt.part: the archive of process $sh, a wrapper that recorded no 
 	"$FXT" check -q c.fxt
 	"$FXT" dump c.fxt | grep -q 'kernel_object obj_type=1 .* name="cat"'
 }
+
+# scribble size|type FILE OFFSET...: the record headers at those (hex) offsets of FILE get a
+# size of 2 words (a complete event loses its end timestamp) or the reserved record type 12
+scribble() {
+	python3 - "$@" <<'PY'
+import struct, sys
+mode, path, offs = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(path, "r+b") as f:
+    for off in offs:
+        f.seek(int(off, 16))
+        w = struct.unpack("<Q", f.read(8))[0]
+        w = (w & ~0xF) | 12 if mode == "type" else (w & ~(0xFFF << 4)) | (2 << 4)
+        f.seek(int(off, 16))
+        f.write(struct.pack("<Q", w))
+PY
+}
+
+@test "fxt recover checks what it writes: records fxt check rejects are padded out, and said" {
+	# (was: "written" for archives fxt check rejects)
+	FXT_SCHED=0 FXT_OUTPUT=r.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep" >/dev/null
+	mapfile -t at < <("$FXT" dump r.fxt | awk '/ complete .*name="recurse"/ { print $1 }')
+	cp r.fxt s.fxt
+	# sizes cut short: the rest of that chunk cannot be trusted, it goes
+	scribble size r.fxt "${at[1000]}" "${at[1001]}"
+	run "$FXT" check -q r.fxt
+	[ "$status" -eq 1 ]
+	run "$FXT" recover r.fxt -o rr.fxt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "fxt recover: r.fxt: offset $((16#${at[1000]})) (0x"*"): complete event without its end timestamp: "*" bytes in 1 place replaced by padding" ]]
+	"$FXT" check -q rr.fxt
+	# a reserved record type: that record goes, the chunk's end too
+	scribble type s.fxt "${at[1000]}"
+	run "$FXT" recover s.fxt -o ss.fxt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *": record type 12 is reserved: "*" bytes in 1 place replaced by padding" ]]
+	"$FXT" check -q ss.fxt
+}
