@@ -160,6 +160,15 @@ static int parse_log_events(const char *v, struct fxt_settings *s)
 	return 0;
 }
 
+static int parse_register(const char *v, struct fxt_settings *s)
+{
+	int b = flag01(v);
+	if (b < 0)
+		return -1;
+	s->register_wait = b;
+	return 0;
+}
+
 static int parse_lock_labels(const char *v, struct fxt_settings *s)
 {
 	int b = flag01(v);
@@ -242,6 +251,10 @@ const struct fxt_option fxt_options[] = {
 	  "record the traced threads' context switches (default 1; perf_event, no root): thread "
 	  "states and CPU tracks in Perfetto, on-CPU self time in fxt report",
 	  "expected 1 (or nothing) to record context switches, 0 not to", parse_sched },
+	{ "FXT_REGISTER", NULL, FXT_OPT_ENV_ONLY, 0, "0|1",
+	  "1: register with the trace manager service and record only when a client asks (fxt "
+	  "record, fxt start); fxtrun --start-stopped sets it", "expected 0 or 1",
+	  parse_register },
 };
 const size_t fxt_options_count = sizeof(fxt_options) / sizeof(fxt_options[0]);
 
