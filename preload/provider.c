@@ -264,6 +264,20 @@ static void not_traced(pid_t pid, int rc)
 	close(fd);
 }
 
+const char *fxtp_provider_session_refused(const char *dir)
+{
+	struct stat st;
+	char sock[4200];
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return "not an fxtrun session (not a directory)";
+	if (st.st_uid != geteuid() || (st.st_mode & 077))
+		return "not an fxtrun session (a session directory is ours, mode 0700)";
+	snprintf(sock, sizeof(sock), "%s/%s", dir, FXT_SESSION_SOCKET);
+	if (lstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return "not an fxtrun session (no manager socket: set by fxtrun only)";
+	return NULL;
+}
+
 void fxtp_provider_session(const char *dir, enum fxt_buf_mode mode)
 {
 	if (!prov.read)

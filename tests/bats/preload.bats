@@ -599,3 +599,15 @@ PY
 	[[ "${lines[0]}" == *": record type 12 is reserved: "*" bytes in 1 place replaced by padding" ]]
 	"$FXT" check -q ss.fxt
 }
+
+@test "a stray FXT_SESSION (not fxtrun's session): one line, untraced, no buffer file left there" {
+	# (was: no trace, no message, and a 64 MB PID.0.buf in the directory)
+	mkdir -m 1777 shared
+	mkdir -m 700 mine
+	run --separate-stderr env FXT_SESSION="$PWD/shared" LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "fxtauto: FXT_SESSION=$PWD/shared: not an fxtrun session (a session directory is ours, mode 0700); tracing off" ]
+	run --separate-stderr env FXT_SESSION="$PWD/mine" LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
+	[ "$stderr" = "fxtauto: FXT_SESSION=$PWD/mine: not an fxtrun session (no manager socket: set by fxtrun only); tracing off" ]
+	[ -z "$(ls -A shared)$(ls -A mine)" ]
+}
