@@ -248,6 +248,7 @@ static void handle(const struct perf_event_header *h, const unsigned char *rec)
 			memcpy(v, p, 16);
 			S.lost += v[1];
 			S.w.dropped += v[1];
+			fxt_buf_drop_reason(&fxtp.buf, FXT_DROP_SWITCHES);
 		}
 		return;
 	}

@@ -323,4 +323,11 @@ void fxtp_sig_after_fork(struct fxtp_thread *t)
 		t->sig[k].qhead = t->sig[k].qtail;
 	}
 	t->deferred = 0;
+	/* A fork inside a handler: the levels it interrupted hold the parent's calls, kept for
+	 * pairing once the handler returns, never recorded as the child's. */
+	for (uint32_t k = t->siglevel; k > 0; k--) {
+		const struct fxtp_sigstate *s = &t->sig[k - 1].saved;
+		for (struct fxtp_frame *f = s->base; s->base && f < s->top; f++)
+			f->tag = fxtp_tag_slow(FXTP_V_SKIP);
+	}
 }

@@ -164,6 +164,18 @@ foreach(cc gcc gcc-O2)
 	fxt_e2e(e2e-${cc}-s-dlreuse s-dlreuse ${FXT_PROGS_DIR}/${cc}/s-dlreuse
 		${FXT_PROGS_DIR}/${cc}/libs-dlreuse-a.so ${FXT_PROGS_DIR}/${cc}/libs-dlreuse-b.so)
 endforeach()
+# fxt report --edges equals fxt-calls on programs whose threads write interleaved runs (signal
+# handlers' levels), in both modes.
+foreach(cc ${FXT_E2E_COMPILERS})
+	foreach(mode preload fxtrun)
+		set(test e2e-${cc}-edges-s-signal-${mode})
+		add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
+			FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun
+			${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/edges.sh ${mode}
+			${FXT_PROGS_DIR}/${cc}/s-signal)
+		set_tests_properties(${test} PROPERTIES LABELS "e2e;nosan" TIMEOUT 120)
+	endforeach()
+endforeach()
 # The examples (examples/CMakeLists.txt, built like the project), with the calls their top
 # comments list.
 fxt_e2e_cases(e2e-example "" "c-demo=c-demo" "c-demo-usage=c-demo x" "cpp-demo=cpp-demo"

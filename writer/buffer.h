@@ -56,7 +56,8 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_TOO_BIG = 1u << 5,	/* a record larger than a chunk */
 	FXT_DROP_KILLED = 1u << 6,	/* the process was killed: its open calls and pending
 					 * flows were never ended (a recovered or SIGKILLed run) */
-	FXT_DROP_FILE_SIZE = 1u << 7,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
+	FXT_DROP_SWITCHES = 1u << 7,	/* context switches the kernel's ring lost (overflow) */
+	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */

@@ -338,7 +338,8 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"buffer full", "saving did not keep up (--overflow drop)",
 		"the trace manager did not answer", "no space left to grow the buffer",
 		"string table full", "record larger than a chunk",
-		"the process was killed (open calls and flows cut)", "file size limit",
+		"the process was killed (open calls and flows cut)",
+		"context switches lost: the kernel's ring overflowed", "file size limit",
 	};
 	size_t n = 0;
 	if (!size)

@@ -198,8 +198,23 @@ static void test_outfile(void)
 	free(mem);
 }
 
+/* The words a summary gives for each drop reason, none "unknown" (a kernel ring's lost context
+ * switches were counted with no reason: "records dropped (unknown)"). */
+static void test_drop_words(void)
+{
+	char why[256];
+	for (uint32_t bit = FXT_DROP_FULL; bit <= FXT_DROP_FILE_SIZE; bit <<= 1) {
+		fxt_drop_reasons_str(bit, why, sizeof(why));
+		ok(strcmp(why, "unknown") != 0, "drop reason bit %#x has words", bit);
+	}
+	fxt_drop_reasons_str(FXT_DROP_SWITCHES, why, sizeof(why));
+	ok(!strcmp(why, "context switches lost: the kernel's ring overflowed"),
+	   "lost context switches say so");
+}
+
 int main(void)
 {
+	test_drop_words();
 	test_layout();
 	test_durable_full();
 	test_outfile();
