@@ -83,3 +83,14 @@ daemon() {
 	done
 	[ "$work" -eq 240000 ]
 }
+
+@test "an exec without LD_PRELOAD: counted and named in the summary; a failed one is not" {
+	# (was: the summary silent on the exec; a process without a buffer: completeness.bats)
+	run --separate-stderr timeout 60 "$FXTRUN" -o s.fxt env -u LD_PRELOAD "$RPROGS/r-daemon" close 10
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *", 1 process NOT TRACED after an exec without LD_PRELOAD (first: pid "[0-9]*", $RPROGS/r-daemon)."* ]]
+	# an exec that fails takes its note back
+	run --separate-stderr timeout 60 "$FXTRUN" -o f.fxt sh -c 'env -u LD_PRELOAD ./nothere; true'
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"NOT TRACED"* ]]
+}
