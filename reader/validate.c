@@ -509,7 +509,8 @@ int fxt_validator_finish(struct fxt_validator *v)
 			continue;
 		}
 		const char *w;
-		const struct astep *s = o->begins == o->ends ? async_misordered(o, &w) : NULL;
+		const struct astep *s = o->nsteps && o->begins == o->ends ? async_misordered(o, &w)
+									     : NULL;
 		if (s && s->offset < first) {
 			bi = o;
 			bad = s;
