@@ -274,3 +274,13 @@ events() {
 	[ "$status" -eq 2 ]
 	echo "$output" | grep "no program to trace"
 }
+
+@test "a manager started under ulimit -f: an archive past it fails, the manager lives on" {
+	(ulimit -f 100; "$FXT" list >/dev/null)	# the manager inherits the 100 KB limit
+	fake alpha 200000
+	run timeout 30 "$FXT" record --duration 100ms -o "$W/a.fxt"
+	[ "$status" -eq 1 ]	# before: the manager died of SIGXFSZ
+	[[ "$output" == *"archive not written: File too large"* ]]
+	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
+	"$FXT" list | grep -E "alpha +idle"
+}
