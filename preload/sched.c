@@ -414,9 +414,8 @@ static void start(void)
 	}
 	pthread_detach(th);
 	/* Its tid known before the program runs on: exec.c tells the program's threads from it
-	 * (a busy machine may not have run it yet). Bounded: 2 s. */
-	for (int i = 0; i < 20000 && !__atomic_load_n(&S.reader_tid, __ATOMIC_ACQUIRE); i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	 * (a busy machine may not have run it yet). */
+	fxtp_await_tid(&S.reader_tid);
 	if (!fxtp.use_tsc) {
 		rc = open_rings(CLOCK_MONOTONIC);
 	} else {
