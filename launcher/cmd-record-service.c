@@ -117,14 +117,12 @@ int cmd_record_service(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK), fd = -1, type = -1, ok = 0;
-	double t0 = now_s();
 	if (sfd >= 0 && fxt_ctl_file_open(ME, &f, out) == 0 && (fd = fxt_ctl_connect(ME, 1)) >= 0)
 		type = fxt_ctl_call(ME, fd, t.msg, t.len, f.fd, buf);
 	if (type == FXT_MSG_REPLY && r->status) {
 		fprintf(stderr, ME ": %s\n", r->message);
 	} else if (type == FXT_MSG_REPLY) {
 		fprintf(stderr, ME ": %s\n", r->message);
-		t0 = now_s();
 		int end = wait_end(fd, sfd, t.duration_ns, buf);
 		struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)),
 					   .what = FXT_END_STOP };
@@ -141,7 +139,7 @@ int cmd_record_service(int argc, char **argv)
 	if (fxt_ctl_file_close(ME, &f, ok) < 0)
 		ok = 0;
 	if (ok)
-		fxt_ctl_summary(ME, r, now_s() - t0, out);
+		fxt_ctl_summary(ME, r, out);
 	if (fd >= 0)
 		close(fd);
 	if (sfd >= 0)

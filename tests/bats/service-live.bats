@@ -80,7 +80,7 @@ calls() {
 	[ "$(say 1 call 100)" = "called 100" ]
 	"$FXT" start --pid "$p"
 	[ "$(say 1 on)" = on ]
-	[ "$(state "$p")" = tracing ]
+	[ "$(state "$p")" = recording ]
 	[ "$(say 1 call 1000)" = "called 1000" ]
 	"$FXT" stop -o t.fxt
 	[ "$(say 1 off)" = off ]
@@ -141,18 +141,23 @@ calls() {
 	[ "$(calls work t.fxt)" -eq 1050 ]
 }
 
-@test "a second trace is refused while one runs; --name chooses" {
+@test "a start matching no program is refused, nothing left running; a second trace is refused; --name chooses" {
 	spawn 1
 	p=$(cat pid.1)
 	wait_state "$p" idle
-	"$FXT" start --name nobody-here
-	[ "$(state "$p")" = idle ]
+	run "$FXT" start --name nobody-here
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt start: no registered program matches (--name nobody-here): no trace started (fxt list shows them)" ]
+	run "$FXT" start --pid 999999 -o x.fxt
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e x.fxt ] && [ ! -e x.fxt.part ]
+	! "$FXT" list | grep -q "^trace"
+	"$FXT" start --name g-reg
+	[ "$(state "$p")" = recording ]	# the start is a barrier: no waiting
 	run "$FXT" start
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"running"* || "$output" == *"busy"* ]]
-	"$FXT" stop -o none.fxt
-	"$FXT" start --name g-reg
-	[ "$(say 1 on)" = on ]
+	[[ "$output" == *"running"* ]]
 	"$FXT" stop -o t.fxt
 	"$FXT" check t.fxt
 }
@@ -172,7 +177,7 @@ calls() {
 	[ "$(calls t_snap s.fxt)" -eq 1 ]
 	# the last work call of the snapshot ends before t_snap starts
 	"$FXT" dump s.fxt | grep -E ' name="(work|t_snap)" end_ts=' | tail -1 | grep -q t_snap
-	[ "$(state "$p")" = tracing ]
+	[ "$(state "$p")" = recording ]
 	[ "$(say 1 call 10)" = "called 10" ]
 	"$FXT" stop -o t.fxt
 	"$FXT" check t.fxt
@@ -188,7 +193,7 @@ calls() {
 	wait_state "$p" armed
 	[ "$(say 1 call 100)" = "called 100" ]
 	[ "$(say 1 tstart)" = t_start ]
-	[ "$(state "$p")" = tracing ]
+	[ "$(state "$p")" = recording ]
 	[ "$(say 1 call 300)" = "called 300" ]
 	[ "$(say 1 tstop)" = t_stop ]
 	[ "$(say 1 call 100)" = "called 100" ]
@@ -220,7 +225,7 @@ calls() {
 	wait_state "$p" idle
 	timeout 60 "$FXT" record --mode circular --trigger snapshot@t_snap -o t.fxt 2>rec.err &
 	rec=$!
-	wait_state "$p" tracing
+	wait_state "$p" recording
 	[ "$(say 1 call 400)" = "called 400" ]
 	[ "$(say 1 tsnap)" = t_snap ]
 	[ "$(say 1 call 50)" = "called 50" ]
