@@ -23,7 +23,7 @@
 
 #define ME "fxt record"
 
-static const char usage[] =
+const char cmd_record_service_usage[] =
 	"usage: fxt record [--duration TIME] [options] -o FILE   (no PROGRAM)\n"
 	"Traces programs registered with the trace manager (FXT_REGISTER=1; fxt list)\n"
 	"for TIME (ns, us, ms, s) or until Ctrl-C, and writes one archive.\n"
@@ -36,7 +36,7 @@ static const char usage[] =
 	"  --trigger KIND@FUNC   start@, stop@ or snapshot@ a function (repeatable;\n"
 	"                        snapshot@ ends the trace with what was recorded before)\n"
 	"  -o, --output FILE     the archive (default trace.fxt; FILE.part until complete)\n"
-	"With a PROGRAM, fxt record runs it traced (fxt record --help without options).\n";
+	"With a PROGRAM, fxt record runs it traced (as fxtrun).\n";
 
 int cmd_record_is_service(int argc, char **argv)
 {
@@ -102,7 +102,7 @@ int cmd_record_service(int argc, char **argv)
 		fprintf(stderr, ME ": out of memory\n");
 		return 1;
 	}
-	if (fxt_ctl_parse_trace(ME, argc, argv, 1, usage, &t, &status)) {
+	if (fxt_ctl_parse_trace(ME, argc, argv, 1, cmd_record_service_usage, &t, &status)) {
 		free(t.msg);
 		return status;
 	}

@@ -287,3 +287,38 @@ calls() {
 	run "$FXTRUN" --start-stopped --mode circular true
 	[ "$status" -eq 2 ]
 }
+
+@test "the start is a barrier: calls made right after fxt start returns are all recorded" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	for i in 1 2 3; do
+		"$FXT" start --pid "$p" 2>start.err
+		grep -E "^fxt start: trace $i started: 1 provider recording \(in [0-9]+ ms\)$" start.err
+		[ "$(state "$p")" = recording ]
+		[ "$(say 1 call 100)" = "called 100" ]	# no waiting for the tracer
+		"$FXT" stop -o "t$i.fxt"
+		[ "$(calls work "t$i.fxt")" -eq 100 ]
+		wait_state "$p" idle
+	done
+}
+
+@test "a forked child of a traced program is listed recording, in the trace, and stopped with it" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --pid "$p"
+	echo "fork 25" >&"${W[1]}"	# answered once the child exits
+	c=
+	for _ in $(seq 200); do
+		c=$(pgrep -P "$p" -x g-reg) && [ -n "$(state "$c")" ] && break
+		sleep 0.05
+	done
+	[ "$(state "$c")" = recording ]
+	echo done >&"${W[1]}"
+	read -r -t 10 answer <&"${R[1]}"
+	[ "$answer" = "forked 7" ]
+	"$FXT" stop -o t.fxt
+	"$FXT" check t.fxt
+	[ "$(calls child_work t.fxt "$c")" -eq 25 ]
+}

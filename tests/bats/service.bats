@@ -360,4 +360,8 @@ term_manager() {
 	run "$FXT" record -o "$W/a.fxt"
 	[ "$status" -eq 2 ]
 	echo "$output" | grep "no program to trace"
+	run "$FXT" record --help	# both forms
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q "^usage: fxtrun \[options\] \[--\] PROGRAM"
+	for o in --duration --pid --name --trigger; do echo "$output" | grep -qE "^  $o "; done
 }
