@@ -144,6 +144,10 @@ int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, 
 {
 	int rc = fxt_msg_send(fd, req, len, file);
 	if (rc < 0) {
+		/* refused at once (too many connections): the reply saying why is there */
+		long n = fxt_msg_recv(fd, buf, FXT_MSG_MAX, NULL);
+		if (n > 0 && fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, NULL) == FXT_MSG_REPLY)
+			return FXT_MSG_REPLY;
 		fprintf(stderr, "%s: cannot talk to the manager: %s\n", me, strerror(-rc));
 		return -1;
 	}

@@ -18,9 +18,17 @@
 void svc_control_accept(struct svc *v)
 {
 	int fd;
-	while ((fd = accept4(v->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		if (!fxt_msg_peer_ok(fd, NULL)) {
-			svc_refuse(v, fd, "client", "another user");
+	while ((fd = svc_accept(v, v->ctl_fd, "client", NULL)) >= 0) {
+		if (v->nclients >= SVC_MAX_CLIENTS) {
+			svc_reply(v, fd, -EUSERS, NULL,
+				  "the manager has %d client connections open, the most it "
+				  "takes: refused",
+				  SVC_MAX_CLIENTS);
+			if (v->shed++ % 1000 == 0)
+				svc_log(v, "client connection refused: %d open already (%llu shed "
+					   "so far)",
+					SVC_MAX_CLIENTS, (unsigned long long)v->shed);
+			close(fd);
 			continue;
 		}
 		if (v->nclients == v->ccap) {

@@ -32,13 +32,8 @@ static void drop(struct svc *v, struct svc_provider *p, int close_fd)
 
 void svc_registry_accept(struct svc *v)
 {
-	int fd;
-	while ((fd = accept4(v->reg_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		int pid;
-		if (!fxt_msg_peer_ok(fd, &pid) || pid <= 0) {
-			svc_refuse(v, fd, "provider", "another user");
-			continue;
-		}
+	int fd, pid;
+	while ((fd = svc_accept(v, v->reg_fd, "provider", &pid)) >= 0) {
 		if (v->np == v->pcap) {
 			size_t cap = v->pcap ? v->pcap * 2 : 16;
 			struct svc_provider *q = realloc(v->p, cap * sizeof(*q));

@@ -19,6 +19,8 @@
 
 #define SVC_STOP_WAIT_MS 3000	/* the longest wait for providers to stop */
 #define SVC_START_WAIT_MS 5000	/* the longest wait for chosen providers to record */
+#define SVC_MAX_CLIENTS 64	/* control connections open at once; more are refused, told so */
+#define SVC_ACCEPT_PAUSE_MS 100	/* no accepting for this long when descriptors ran out */
 
 /* A registered provider (a registry connection). */
 struct svc_provider {
@@ -65,6 +67,9 @@ struct svc {
 	struct svc_trace *trace;	/* NULL: none */
 	uint64_t next_session;
 	uint64_t refused;	/* connections closed for a foreign peer or a bad message */
+	uint64_t shed;		/* connections shed: out of descriptors, or too many clients */
+	int reserve;		/* the descriptor kept for shedding (launcher/accept.h) */
+	uint64_t accept_paused_until_ms;	/* out of descriptors and no reserve left */
 	int quit;		/* SIGTERM/SIGINT: exit once the trace is finished */
 };
 
@@ -82,6 +87,12 @@ void svc_refuse(struct svc *v, int fd, const char *who, const char *why);
 
 /* Monotonic milliseconds. */
 uint64_t svc_now_ms(void);
+
+/* Accepts the next pending connection on listen_fd (v's registry or control socket) from our
+ * user (others refused and counted), its pid in *pid (may be NULL). Out of descriptors, one is
+ * shed (a client told so), and accepting pauses SVC_ACCEPT_PAUSE_MS when no reserve is left.
+ * Returns the connection (non-blocking, cloexec), or -1 when none is pending. */
+int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid);
 
 /* ---- service-registry.c ---- */
 

@@ -365,3 +365,49 @@ term_manager() {
 	echo "$output" | grep -q "^usage: fxtrun \[options\] \[--\] PROGRAM"
 	for o in --duration --pid --name --trigger; do echo "$output" | grep -qE "^  $o "; done
 }
+
+# hold N: N connections to control.sock held open by a background python until hold.stop
+# appears (it says "held" once they are all made, or the error that stopped it).
+hold() {
+	python3 -c 'import os, socket, sys, time
+socks = []
+try:
+	for _ in range(int(sys.argv[1])):
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+		s.connect(os.environ["FXT_RUNTIME_DIR"] + "/control.sock")
+		socks.append(s)
+	print("held", flush=True)
+except OSError as e:
+	print(e, flush=True)
+while not os.path.exists(sys.argv[2]):
+	time.sleep(0.05)' "$1" "$W/hold.stop" >"$W/hold.out" &
+	HOLDER=$!
+	for _ in $(seq 200); do [ -s "$W/hold.out" ] && break; sleep 0.05; done
+	[ "$(cat "$W/hold.out")" = held ]
+}
+
+@test "a cap on client connections: the one over it is refused with a clear line; the manager answers again once they go" {
+	"$FXT" list >/dev/null
+	hold 64
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt list: the manager has 64 client connections open, the most it takes: refused" ]
+	touch "$W/hold.stop"
+	wait "$HOLDER"
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 0 ]
+	grep -q "client connection refused: 64 open already" "$FXT_RUNTIME_DIR/manager.log"
+}
+
+@test "out of descriptors: connections are shed with a clear line (no spinning accept loop), and the manager answers again" {
+	(ulimit -n 40 && "$FXT" manager)
+	hold 50
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt list: the manager is out of descriptors (too many connections): refused" ]
+	touch "$W/hold.stop"
+	wait "$HOLDER"
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 0 ]
+	grep -q "client connection shed: out of descriptors" "$FXT_RUNTIME_DIR/manager.log"
+}
