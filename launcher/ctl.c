@@ -96,9 +96,18 @@ int fxt_ctl_connect(const char *me, int start)
 	return fd;
 }
 
-int fxt_ctl_read(const char *me, int fd, void *buf)
+/* One packet from the manager into buf (fxt_msg_recv()). A manager that closed the connection
+ * with our request unread (a refusal) makes the first read fail with ECONNRESET: the reply it
+ * sent before is still queued. */
+static long recv_reply(int fd, void *buf)
 {
 	long n = fxt_msg_recv(fd, buf, FXT_MSG_MAX, NULL);
+	return n == -ECONNRESET ? fxt_msg_recv(fd, buf, FXT_MSG_MAX, NULL) : n;
+}
+
+int fxt_ctl_read(const char *me, int fd, void *buf)
+{
+	long n = recv_reply(fd, buf);
 	const char *why = "the manager closed the connection (it died?)";
 	int type = n > 0 ? fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, &why) : -EBADMSG;
 	if (n == -EAGAIN)
@@ -145,7 +154,7 @@ int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, 
 	int rc = fxt_msg_send(fd, req, len, file);
 	if (rc < 0) {
 		/* refused at once (too many connections): the reply saying why is there */
-		long n = fxt_msg_recv(fd, buf, FXT_MSG_MAX, NULL);
+		long n = recv_reply(fd, buf);
 		if (n > 0 && fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, NULL) == FXT_MSG_REPLY)
 			return FXT_MSG_REPLY;
 		fprintf(stderr, "%s: cannot talk to the manager: %s\n", me, strerror(-rc));

@@ -380,7 +380,7 @@ try:
 except OSError as e:
 	print(e, flush=True)
 while not os.path.exists(sys.argv[2]):
-	time.sleep(0.05)' "$1" "$W/hold.stop" >"$W/hold.out" &
+	time.sleep(0.05)' "$1" "$W/hold.stop" >"$W/hold.out" 3>&- &
 	HOLDER=$!
 	for _ in $(seq 200); do [ -s "$W/hold.out" ] && break; sleep 0.05; done
 	[ "$(cat "$W/hold.out")" = held ]
