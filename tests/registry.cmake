@@ -20,6 +20,10 @@ add_executable(g-reg ${CMAKE_CURRENT_SOURCE_DIR}/progs/g-reg.c)
 target_compile_options(g-reg PRIVATE -O0 -g -finstrument-functions)
 target_include_directories(g-reg PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(g-reg PRIVATE Threads::Threads)
+# srv-count: a multi-threaded command server (and its load driver) for the service scenario.
+add_executable(srv-count ${CMAKE_CURRENT_SOURCE_DIR}/progs/srv-count.c)
+target_compile_options(srv-count PRIVATE -O2 -g -finstrument-functions)
+target_link_libraries(srv-count PRIVATE Threads::Threads)
 find_program(R_BATS bats)
 if(R_BATS)
 	add_test(NAME registry-bats COMMAND ${CMAKE_COMMAND} -E env LIB=$<TARGET_FILE:fxtauto>
@@ -32,6 +36,7 @@ endif()
 if(R_BATS)
 	add_test(NAME service-live-bats COMMAND ${CMAKE_COMMAND} -E env LIB=$<TARGET_FILE:fxtauto>
 		FXT=$<TARGET_FILE:fxt> FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun PROG=$<TARGET_FILE:g-reg>
+		SRV=$<TARGET_FILE:srv-count>
 		${R_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/service-live.bats)
-	set_tests_properties(service-live-bats PROPERTIES LABELS nosan TIMEOUT 300)
+	set_tests_properties(service-live-bats PROPERTIES LABELS nosan TIMEOUT 400)
 endif()

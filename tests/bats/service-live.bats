@@ -322,3 +322,38 @@ calls() {
 	"$FXT" check t.fxt
 	[ "$(calls child_work t.fxt "$c")" -eq 25 ]
 }
+
+@test "a multi-threaded server in each mode: exactly the commands of the started/stopped window; what each message says is so" {
+	FXT_REGISTER=1 LD_PRELOAD=$LIB "$SRV" serve srv.sock 2>srv.err 3>&- &
+	s=$!
+	for _ in $(seq 200); do [ -S srv.sock ] && [ "$(state "$s")" = idle ] && break; sleep 0.05; done
+	[ "$(state "$s")" = idle ]
+	"$SRV" drive srv.sock 4 250 >/dev/null	# before the window: in no archive
+	for mode in oneshot circular streaming; do
+		"$FXT" start --mode "$mode" --pid "$s" -o "$mode.fxt" 2>start.err
+		grep -E "^fxt start: trace [0-9]+ started: 1 provider recording \(in [0-9]+ ms\); the archive: $mode.fxt once the trace ends \($mode.fxt.part meanwhile\)$" start.err
+		[ -e "$mode.fxt.part" ]
+		"$SRV" drive srv.sock 4 2500 >/dev/null
+		run "$FXT" stop
+		echo "$output"
+		[ "$status" -eq 0 ]
+		echo "$output" | grep -F "trace written to $PWD/$mode.fxt;"
+		echo "$output" | grep -E "^fxt stop: recorded [0-9.]+ s: 1 process, 5 threads, [0-9]+ events, [0-9.]+ MB, no records dropped\.$"
+		[ ! -e "$mode.fxt.part" ]
+		"$FXT" check "$mode.fxt"
+		[ "$(calls command "$mode.fxt")" -eq 10000 ]
+		said=$(echo "$output" | sed -n 's/.* threads, \([0-9]*\) events,.*/\1/p')
+		[ "$said" -eq "$("$FXT" stats "$mode.fxt" | awk '$1 == "event" && $2 ~ /^[0-9]+$/ { print $2 }')" ]
+		"$SRV" drive srv.sock 2 100 >/dev/null	# after the window: in no archive
+		wait_state "$s" idle
+	done
+	# a circular buffer too small for the window: kept the latest, and said so
+	"$FXT" start --mode circular --buffer-size 1M --pid "$s" 2>/dev/null
+	"$SRV" drive srv.sock 4 25000 >/dev/null
+	run "$FXT" stop -o wrapped.fxt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -F "oldest records overwritten in 1 circular buffer"
+	n=$(calls command wrapped.fxt)
+	[ "$n" -gt 0 ] && [ "$n" -lt 100000 ]
+}
