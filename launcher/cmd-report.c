@@ -606,9 +606,15 @@ int cmd_report(int argc, char **argv)
 			goto nomem;
 		fxt_prof_set_oncpu(rp.prof, rp.oncpu);
 	}
-	rp.pass2 = 1;
-	if (fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
-			    has_to ? rp.start_ns + to : UINT64_MAX) < 0)
+	rp.pass2 = 1;	/* context switches and names are read once */
+	while ((c = fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
+				    has_to ? rp.start_ns + to : UINT64_MAX)) == 1) {
+		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
+		fxt_client_reread(on_record, &rp, &res);
+		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
+			goto out;
+	}
+	if (c < 0)
 		goto nomem;
 	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
 	ctab_free(&rp.names);

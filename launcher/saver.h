@@ -65,7 +65,8 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   uint64_t fallback_tps);
 
 /* Ends provider s: a last save (events stamped after cutoff or after the provider's stop left
- * out; cutoff 0: none), its dropped-records report (buffer-full event and count), and its final
+ * out; cutoff 0: none; the durable records after a hole a killed writer left are saved too),
+ * its dropped-records report (buffer-full event and count), and its final
  * ticks per second patched into its initialization record. A provider that has not stopped
  * (killed, or still running under a snapshot) is reported as killed: its open calls were never
  * ended. A provider whose data

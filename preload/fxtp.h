@@ -115,7 +115,11 @@ struct fxtp_sigstate {
 };
 
 #define FXTP_SIG_LEVELS 4u	/* nested signal handlers traced on their own state */
-#define FXTP_DEFER 64u		/* deferred calls per level (power of two) */
+/* Deferred calls per level (power of two): as many as a level's handler may make before the
+ * thread's next call at level 0 names them, which can be long (a drain symbolizing on a busy
+ * machine, or a thread waiting in sigsuspend while its handler runs). 1.5 MB of address space
+ * per level, mmap'ed (no reserve) on the level's first use, touched only as used. */
+#define FXTP_DEFER (1u << 16)
 /* A signal handler's nesting level k (1..FXTP_SIG_LEVELS): while its handler runs, the thread's
  * hook state is level k's own and `saved` holds the interrupted one (level k-1's). */
 struct fxtp_siglevel {
@@ -126,10 +130,10 @@ struct fxtp_siglevel {
 	uintptr_t lo, hi;		/* the handler's frames have lo <= sp < hi */
 	/* Calls whose name was not known in the handler: written by level 0 (single producer:
 	 * this level's handler; single consumer: level 0's slow path or the exit flush). */
-	struct {
+	struct fxtp_deferred {
 		uintptr_t fn;
 		uint64_t start, end;
-	} q[FXTP_DEFER];
+	} *q;				/* FXTP_DEFER of them (mmap, kept; NULL: none) */
 	uint32_t qhead, qtail;		/* free-running; tail - head = queued */
 };
 

@@ -15,8 +15,11 @@
  *                     pid the new image writes FXT_OUTPUT.<pid>, then FXT_OUTPUT.<pid>.<n>
  *                     (fxtp_out_name; exec.c). A process that recorded nothing leaves the
  *                     name to one that did: an image that execs to the next, a wrapper to
- *                     the one program it started that recorded (outname.c). Written as
- *                     <path>.part, then renamed.
+ *                     the one program it started that recorded (outname.c); a wrapper
+ *                     inside the tree leaves no file. Written as <path>.part, then
+ *                     renamed. A relative path is made absolute once, in the environment
+ *                     too (export_output): a descendant in another directory writes beside
+ *                     it.
  *   FXT_BUFFER_SIZE   bytes of the trace buffer per process under fxtrun, with an optional K,
  *                     M or G suffix (powers of 1024): 1M .. 64G, default 64M, reserved as
  *                     used. Without fxtrun the archive file is the buffer and grows as the
@@ -124,6 +127,23 @@ static int bad_option(const char *name, const char *value, const char *expected)
 	return -1;
 }
 
+/* FXT_OUTPUT=<a relative path> made absolute in this process's environment too, in place in the
+ * array main() receives (a program that passes its own envp on, as bash does, passes it): the
+ * processes it starts write beside FXT_OUTPUT and join its tree (outname.c) also from another
+ * working directory (`sh -c 'cd sub && ./app'`). */
+static char output_env[sizeof("FXT_OUTPUT=") + sizeof(fxtp.output_opt)];
+
+static void export_output(void)
+{
+	for (char **e = environ; e && *e; e++) {
+		if (!strncmp(*e, "FXT_OUTPUT=", 11)) {
+			snprintf(output_env, sizeof(output_env), "FXT_OUTPUT=%s", fxtp.output_opt);
+			*e = output_env;
+			return;
+		}
+	}
+}
+
 /* Reads every FXT_* setting through the table of common/options.c (fxtrun refuses the same
  * values); on a bad one prints why and returns -1. */
 static int read_options(void)
@@ -148,6 +168,8 @@ static int read_options(void)
 		absolute(o->output, fxtp.output_opt, sizeof(fxtp.output_opt));
 		if (!getenv("FXT_SESSION") && fxt_outpath_check(fxtp.output_opt, &why) < 0)
 			return bad_option("FXT_OUTPUT", o->output, why);	/* a device... */
+		if (o->output[0] != '/')
+			export_output();
 	}
 	return 0;
 }
@@ -350,6 +372,7 @@ int fxtp_open_buffer(void)
 	fxtp.buf.hdr->start_ticks = fxtp_now();
 	if (old_map) {
 		copy_strings(&old);
+		fxtp_outname_reopened(old.hdr);
 		bury(old_map, old_size);
 	}
 	fxtp_emit_kobj(FXT_OBJ_TYPE_PROCESS, (uint64_t)fxtp.pid, fxtp.prog,

@@ -55,6 +55,7 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_TOO_BIG = 1u << 5,	/* a record larger than a chunk */
 	FXT_DROP_KILLED = 1u << 6,	/* the process was killed: its open calls and pending
 					 * flows were never ended (a recovered or SIGKILLed run) */
+	FXT_DROP_SWITCHES = 1u << 7,	/* context switches the kernel's ring lost (overflow) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */

@@ -143,7 +143,7 @@ kill_manager() {
 @test "the next fxtrun removes sessions whose manager is dead" {
 	start_counting killed
 	kill_manager
-	[ -d "$session" ]
+	# (any fxtrun of this user cleans: under a parallel ctest another test's may come first)
 	"$FXTRUN" -o next.fxt "$RPROGS/r-leaf" 2>/dev/null
 	[ ! -e "$session" ]
 }
