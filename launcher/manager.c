@@ -470,7 +470,8 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		/* A saver state of its own over the same read-only mapping: the trace's state
 		 * (what was saved, the vetting) is left as it is. */
 		struct fxt_saved f = { .pid = p->s.pid, .ppid = p->s.ppid, .id = p->s.id,
-				       .buf = p->s.buf, .layout = p->s.layout, .live = p->s.live };
+				       .snapshot = 1, .buf = p->s.buf, .layout = p->s.layout,
+				       .live = p->s.live };
 		if (!(f.chunks = calloc(f.layout.nchunks + 1, sizeof(*f.chunks))))
 			rc = -ENOMEM;
 		if (!rc)

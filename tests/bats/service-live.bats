@@ -172,6 +172,9 @@ calls() {
 	[ "$(say 1 tsnap)" = "t_snap" ]	# the last call before the snapshot
 	"$FXT" snapshot -o s.fxt
 	"$FXT" check s.fxt
+	# a live process, not a killed one: the archive says what the cut is
+	! "$FXT" dump s.fxt | grep -q "was killed"
+	"$FXT" dump s.fxt | grep -q "cut by a snapshot of the running process"
 	n=$(calls work s.fxt)
 	[ "$n" -gt 1000 ] && [ "$n" -lt 300000 ]	# wrapped: the oldest are gone
 	[ "$(calls t_snap s.fxt)" -eq 1 ]
