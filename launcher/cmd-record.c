@@ -93,6 +93,8 @@ static void print_usage(void)
 		       i + 1 < fxt_options_count ? "," : ".\n");
 		col = col + w > WIDTH ? w - 1 : col + w;
 	}
+	fputs("\nfxt record without a PROGRAM traces programs already running:\n", stdout);
+	fputs(cmd_record_service_usage, stdout);
 }
 
 static int bad(const char *fmt, const char *arg)

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "common/proc.h"
 #include "common/protocol.h"
+#include "launcher/accept.h"
 #include "launcher/msg.h"
 #include "launcher/saver.h"
 #include "writer/buffer.h"
@@ -49,6 +50,7 @@ struct fxt_manager {
 	size_t np, cap;
 	int *pending;		/* accepted connections that have not said STARTED yet */
 	size_t npending, pending_cap;
+	int reserve;		/* for accepting with no descriptor left (launcher/accept.h) */
 	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
 	uint64_t t0_tsc, t0_ns;
 	uint64_t saved, refused, impostors;
@@ -67,6 +69,7 @@ struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 	m->out = o;
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	m->listen_fd = listen_fd;
+	m->reserve = fxt_accept_reserve();
 	m->tsc = fxt_invariant_tsc();
 	m->t0_tsc = __rdtsc();
 	m->t0_ns = fxt_mono_ns();
@@ -239,10 +242,29 @@ static void on_packet(struct fxt_manager *m, struct provider *p)
 		save(m, p, &pk);
 }
 
+/* A provider says STARTED as soon as it connects: a connection that has not said it when
+ * MAX_PENDING more wait is closed (a program holding connections open, a stuck peer). */
+#define MAX_PENDING 256
+
 static void accept_all(struct fxt_manager *m)
 {
 	int fd;
-	while ((fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+	while ((fd = fxt_accept(m->listen_fd, &m->reserve, NULL, NULL)) != -EAGAIN) {
+		if (fd == -EMFILE && m->reserve < 0) {
+			if (!m->npending)
+				return;	/* nothing to give up: polled again later */
+			close(m->pending[0]);	/* a descriptor for the reserve */
+			m->pending[0] = m->pending[--m->npending];
+			m->reserve = fxt_accept_reserve();
+		}
+		if (fd == -EMFILE)
+			continue;
+		if (fd < 0)
+			return;
+		if (m->npending == MAX_PENDING) {
+			close(m->pending[0]);
+			memmove(m->pending, m->pending + 1, --m->npending * sizeof(*m->pending));
+		}
 		if (m->npending == m->pending_cap) {
 			size_t cap = m->pending_cap ? m->pending_cap * 2 : 16;
 			int *q = realloc(m->pending, cap * sizeof(*q));
@@ -468,7 +490,8 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		/* A saver state of its own over the same read-only mapping: the trace's state
 		 * (what was saved, the vetting) is left as it is. */
 		struct fxt_saved f = { .pid = p->s.pid, .ppid = p->s.ppid, .id = p->s.id,
-				       .buf = p->s.buf, .layout = p->s.layout, .live = p->s.live };
+				       .snapshot = 1, .buf = p->s.buf, .layout = p->s.layout,
+				       .live = p->s.live };
 		if (!(f.chunks = calloc(f.layout.nchunks + 1, sizeof(*f.chunks))))
 			rc = -ENOMEM;
 		if (!rc)
@@ -503,6 +526,8 @@ void fxt_manager_free(struct fxt_manager *m)
 	}
 	for (size_t i = 0; i < m->npending; i++)
 		close(m->pending[i]);
+	if (m->reserve >= 0)
+		close(m->reserve);
 	free(m->pending);
 	free(m->p);
 	free(m->out);

@@ -80,7 +80,7 @@ int fxt_manager_usage(struct fxt_manager *m, int pid, uint64_t *used, uint64_t *
 /* Writes into fd (an empty file, owned by the caller) an archive of what the live buffers hold
  * now, without disturbing the trace: every provider is read afresh with a saver state of its
  * own (the buffers are only read), events stamped after cutoff left out (0: none). Each
- * provider is reported as killed (its open calls are not ended); providers that already ended
+ * provider is reported as cut by the snapshot (its open calls are not ended there); providers that already ended
  * are in the trace's archive, not in the snapshot. st: what the snapshot holds.
  * Fails: -errno (I/O), -ENOMEM. Not thread-safe. */
 int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,

@@ -466,10 +466,11 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	}
 	int overwritten = s->layout.mode == FXT_BUF_CIRCULAR && wraps;
 	/* Killed before its exit flush (SIGKILL): its open calls and pending flows were never
-	 * ended; the archive says so with its drop report, so readers excuse what is unpaired. */
+	 * ended; the archive says so with its drop report, so readers excuse what is unpaired.
+	 * A snapshot of a running provider: the same, said as what it is. */
 	int killed = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != FXT_BUF_STOPPED;
 	if (killed)
-		reasons |= FXT_DROP_KILLED;
+		reasons |= s->snapshot ? FXT_DROP_CUT : FXT_DROP_KILLED;
 	/* Unpaired records of a provider that dropped none: its data is not what it wrote. */
 	if (!rc && !dropped && !overwritten && !killed && s->vet)
 		fxt_vet_finish(s->vet);

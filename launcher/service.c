@@ -29,6 +29,8 @@
 
 #include "common/proc.h"
 #include "common/runtime.h"
+#include "launcher/accept.h"
+#include "launcher/msg.h"
 #include "launcher/service.h"
 
 #define ME "fxt manager"
@@ -60,6 +62,40 @@ void svc_refuse(struct svc *v, int fd, const char *who, const char *why)
 	svc_log(v, "%s connection refused: %s (%llu refused so far)", who, why,
 		(unsigned long long)v->refused);
 	close(fd);
+}
+
+/* A client shed for want of descriptors is told why. */
+static void tell_shed(int fd, void *arg)
+{
+	svc_reply(arg, fd, -EMFILE, NULL,
+		  "the manager is out of descriptors (too many connections): refused");
+}
+
+int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid)
+{
+	for (;;) {
+		int fd = fxt_accept(listen_fd, &v->reserve, listen_fd == v->ctl_fd ? tell_shed : NULL,
+				    v);
+		if (fd >= 0) {
+			int peer;
+			if (fxt_msg_peer_ok(fd, &peer) && peer > 0) {
+				if (pid)
+					*pid = peer;
+				return fd;
+			}
+			svc_refuse(v, fd, who, "another user");
+			continue;
+		}
+		if (fd != -EMFILE)
+			return -1;
+		if (v->shed++ % 1000 == 0)
+			svc_log(v, "%s connection shed: out of descriptors (%llu shed so far)", who,
+				(unsigned long long)v->shed);
+		if (v->reserve < 0 && (v->reserve = fxt_accept_reserve()) < 0) {
+			v->accept_paused_until_ms = svc_now_ms() + SVC_ACCEPT_PAUSE_MS;
+			return -1;
+		}
+	}
 }
 
 /* Binds and listens on dir/name; a socket file left there is stale (we hold the lock). */
@@ -166,9 +202,13 @@ static int serve(struct svc *v)
 		struct pollfd *fds = calloc(own + nm, sizeof(*fds));
 		if (!fds)
 			return -ENOMEM;
+		uint64_t now = svc_now_ms();
+		int paused = now < v->accept_paused_until_ms, timeout = svc_trace_timeout_ms(v);
+		if (paused && (timeout < 0 || (uint64_t)timeout > v->accept_paused_until_ms - now))
+			timeout = (int)(v->accept_paused_until_ms - now);
 		fds[0] = (struct pollfd){ .fd = v->sig_fd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = v->reg_fd, .events = POLLIN };
-		fds[2] = (struct pollfd){ .fd = v->ctl_fd, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = paused ? -1 : v->reg_fd, .events = POLLIN };
+		fds[2] = (struct pollfd){ .fd = paused ? -1 : v->ctl_fd, .events = POLLIN };
 		for (size_t i = 0; i < v->np; i++)
 			fds[3 + i] = (struct pollfd){ .fd = v->p[i].fd, .events = POLLIN };
 		for (size_t i = 0; i < v->nclients; i++)
@@ -176,7 +216,7 @@ static int serve(struct svc *v)
 							      .events = POLLIN };
 		if (nm)
 			n += fxt_manager_fds(v->trace->m, fds + own);
-		int rc = poll(fds, n, svc_trace_timeout_ms(v));
+		int rc = poll(fds, n, timeout);
 		if (rc < 0 && errno != EINTR) {
 			free(fds);
 			return -errno;
@@ -209,7 +249,8 @@ static int serve(struct svc *v)
 
 int fxt_service_run(int foreground)
 {
-	struct svc v = { .reg_fd = -1, .ctl_fd = -1, .sig_fd = -1, .log_fd = 2 };
+	struct svc v = { .reg_fd = -1, .ctl_fd = -1, .sig_fd = -1, .log_fd = 2,
+			 .reserve = fxt_accept_reserve() };
 	const char *why;
 	int rc = fxt_runtime_dir(v.dir, sizeof(v.dir), 1, &why);
 	if (rc < 0) {
@@ -272,6 +313,8 @@ int fxt_service_run(int foreground)
 	close(v.reg_fd);
 	close(v.ctl_fd);
 	close(v.sig_fd);
+	if (v.reserve >= 0)
+		close(v.reserve);
 	close(lock);
 	return rc ? 1 : 0;
 }

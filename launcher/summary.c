@@ -45,8 +45,12 @@ void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, doubl
 		fprintf(stderr, ".\n%s: %llu provider%s wrote corrupt data, kept up to its last "
 				"good record (pid %d: %s)", me, (unsigned long long)st->corrupt,
 			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
-	fprintf(stderr, ".\n%s: trace written to %s; open it in ui.perfetto.dev "
-			"(or: fxt report %s).\n", me, out, out);
+	if (out)
+		fprintf(stderr, ".\n%s: trace written to %s; open it in ui.perfetto.dev "
+				"(or: fxt report %s).\n", me, out, out);
+	else
+		fprintf(stderr, ".\n%s: the archive is in the file given when the trace started.\n",
+			me);
 	if (!st->processes && !st->untraced)
 		fprintf(stderr, "%s: no process was traced: %s\n", me, nothing);
 }

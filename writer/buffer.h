@@ -58,6 +58,8 @@ enum fxt_buf_drop_reason {
 					 * flows were never ended (a recovered or SIGKILLed run) */
 	FXT_DROP_SWITCHES = 1u << 7,	/* context switches the kernel's ring lost (overflow) */
 	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
+	FXT_DROP_CUT = 1u << 9,		/* a snapshot of a running process: its calls open at the
+					 * cut are not ended there (nothing was lost) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */

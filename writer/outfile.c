@@ -340,6 +340,7 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"string table full", "record larger than a chunk",
 		"the process was killed (open calls and flows cut)",
 		"context switches lost: the kernel's ring overflowed", "file size limit",
+		"cut by a snapshot of the running process (its open calls are not ended there)",
 	};
 	size_t n = 0;
 	if (!size)

@@ -105,6 +105,8 @@ static void on_message(struct prov *p)
 	case FXT_MSG_STOPPED:
 		p->stopped = 1;
 		break;
+	case FXT_MSG_RECORDING:	/* the start's barrier: the service's business */
+		break;
 	case FXT_MSG_TRIGGERED:
 		if (n != sizeof(m.t) || ntriggered == 64)
 			die("bad TRIGGERED");
