@@ -21,7 +21,6 @@
 
 #include "preload/exec.h"
 #include "preload/fxtp.h"
-#include "preload/grow.h"
 #include "preload/init.h"
 #include "preload/outname.h"
 #include "preload/provider.h"
@@ -77,18 +76,16 @@ static int keeps_preload(char *const envp[])
 }
 
 /* Number of the program's threads (entries of /proc/self/task but the tracer's context switch
- * reader and buffer grower), 0 if unknown. */
+ * reader), 0 if unknown. */
 static int thread_count(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	int n = 0;
-	/* the tracer's own, ending or not */
-	pid_t reader = fxtp_sched_reader(), grower = fxtp_grow_thread();
+	pid_t reader = fxtp_sched_reader();	/* the tracer's own, ending or not */
 	if (!d)
 		return 0;
 	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.' && (!reader || atoi(e->d_name) != reader) &&
-		     (!grower || atoi(e->d_name) != grower);
+		n += e->d_name[0] != '.' && (!reader || atoi(e->d_name) != reader);
 	closedir(d);
 	return n;
 }
