@@ -644,7 +644,8 @@ static int ends_cmp(const void *x, const void *y)
 static int tangled(struct fam *fm)
 {
 	uint64_t last = 0;
-	qsort(fm->ends, fm->nends, sizeof(*fm->ends), ends_cmp);
+	if (fm->nends > 1)
+		qsort(fm->ends, fm->nends, sizeof(*fm->ends), ends_cmp);
 	for (uint32_t i = 0; i < fm->nends; i++) {
 		if (i && fm->ends[i].first < last)
 			return 1;

@@ -435,6 +435,10 @@ int cmd_record(int argc, char **argv)
 	struct fxt_session s = { .listen_fd = -1 };
 	struct fxt_manager *m = NULL;
 	int out_fd = -1;
+	/* Past a file size limit (ulimit -f) writing the archive fails with EFBIG instead of
+	 * killing fxtrun (and the program with it); the program gets the disposition we had. */
+	struct sigaction xfsz = { .sa_handler = SIG_IGN }, xfsz_prog;
+	sigaction(SIGXFSZ, &xfsz, &xfsz_prog);
 	if (o.start_stopped) {
 		/* The manager service records, started now if it does not run. */
 		if ((rc = fxt_ctl_connect(ME, 1)) < 0)
@@ -474,6 +478,7 @@ int cmd_record(int argc, char **argv)
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != me)
 			_exit(128 + SIGKILL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		sigaction(SIGXFSZ, &xfsz_prog, NULL);
 		execv(prog, argv + at);
 		fprintf(stderr, ME ": %s: %s\n", argv[at], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -503,7 +508,9 @@ int cmd_record(int argc, char **argv)
 				why, tmp);
 		} else if (rc < 0) {
 			unlink(tmp);
-			fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
+			fprintf(stderr, ME ": cannot write %s: %s\n", output,
+				rc == -EFBIG ? "the file size limit (ulimit -f) was reached; nothing "
+					       "written" : strerror(-rc));
 		} else {
 			fxt_summary_print(ME, &st, secs, output, "a statically linked program, or "
 					  "one that clears LD_PRELOAD?");

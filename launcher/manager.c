@@ -166,8 +166,10 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 	if (!rc)
 		rc = fxt_saver_save(m->out, &p->s, 0, fallback_tps(m));
 	m->saved += m->out->bytes - before;
-	if (rc < 0)
-		return;	/* not saved (disk full?): no BUFFER_SAVED; the provider stops waiting */
+	if (rc < 0 && !m->out->err)
+		return;	/* not saved: no BUFFER_SAVED; the provider stops waiting */
+	/* Saved, or the archive cannot be written any more (full disk, file size limit): the
+	 * provider waiting for this save would wait for nothing. */
 	trace_provider_packet_t ack = { .request = TRACE_PROVIDER_BUFFER_SAVED,
 					.data32 = req->data32,
 					.data64 = req->data64 };
@@ -377,6 +379,31 @@ static int finish(struct fxt_manager *m, struct provider *p)
 	return 0;
 }
 
+/* A process that runs untraced (common/protocol.h, FXT_SESSION_UNTRACED_SUFFIX): counted, the
+ * first of each kind named. */
+static void untraced(int dir, const char *name, int pid, struct fxt_manager_stats *st)
+{
+	char line[600] = "", what[520] = "";
+	int err, fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	line[n] = 0;
+	if (sscanf(line, "shed %519[^\n]", what) == 1) {
+		if (!st->shed++) {
+			st->shed_pid = pid;
+			snprintf(st->shed_path, sizeof(st->shed_path), "%.199s", what);
+		}
+	} else if (sscanf(line, "%d %519[^\n]", &err, what) >= 1 && !st->untraced++) {
+		st->untraced_errno = err;
+		st->untraced_pid = pid;
+		snprintf(st->untraced_name, sizeof(st->untraced_name), "%.63s", what);
+	}
+}
+
 /* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order. */
 static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
@@ -386,18 +413,11 @@ static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 	size_t first = m->np;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		int pid, err;
+		int pid;
 		unsigned n;
 		char tail;
 		if (sscanf(e->d_name, "%d.untrace%c", &pid, &tail) == 2 && tail == 'd') {
-			/* A process that could not get a buffer: counted, with its errno. */
-			char line[16] = "";
-			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd >= 0 && read(fd, line, sizeof(line) - 1) > 0 &&
-			    sscanf(line, "%d", &err) == 1 && !st->untraced++)
-				st->untraced_errno = err;
-			if (fd >= 0)
-				close(fd);
+			untraced(dirfd(d), e->d_name, pid, st);
 			continue;
 		}
 		if (sscanf(e->d_name, "%d.%u.bu%c", &pid, &n, &tail) == 3 && tail == 'f' &&

@@ -30,6 +30,11 @@ struct fxt_manager_stats {
 	uint64_t corrupt;	/* providers whose data ended at a bad record (launcher/vet.h) */
 	uint64_t untraced;	/* processes that could not get a buffer (FXT_SESSION_UNTRACED_SUFFIX) */
 	int untraced_errno;	/* why, for the first of them */
+	int untraced_pid;	/* the first of them, and its program */
+	char untraced_name[64];
+	uint64_t shed;		/* processes that exec'd without the preload (the same files) */
+	int shed_pid;		/* the first of them, and what it exec'd */
+	char shed_path[200];
 	int corrupt_pid;	/* the first of them, and why */
 	char corrupt_why[200];
 };

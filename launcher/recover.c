@@ -178,16 +178,29 @@ int fxt_recover_file(const char *path, const char *out)
 		end = fxt_outfile_finish(&b, chunks, 0, 0);
 	}
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
-	rc = msync(m, size, MS_SYNC) < 0 ? -errno : 0;
+	/* What was written is checked as fxt check would: what it rejects is padded or cut. */
+	struct fxt_recover_cut cut;
+	int bad = fxt_recover_verify(m, &end, h, o.provider_id, &cut);
+	rc = bad < 0 ? bad : msync(m, size, MS_SYNC) < 0 ? -errno : 0;
 	munmap(m, size);
-	if (!rc && end < size && ftruncate(fd, (off_t)end) < 0)
+	if (!rc && !bad && end < size && ftruncate(fd, (off_t)end) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
-	if (!rc && out && rename(path, out) < 0)
+	if (!rc && !bad && out && rename(path, out) < 0)
 		rc = -errno;
 	if (rc < 0)
 		return fail(path, strerror(-rc), CMD_EXIT_ERROR);
+	if (bad)
+		return fail(path, "its first record is not an archive's: nothing to keep",
+			    CMD_EXIT_INVALID);
+	if (cut.padded || cut.cut_at)
+		printf("fxt recover: %s: offset %" PRIu64 " (0x%" PRIx64 "): %s: %" PRIu64
+		       " bytes in %" PRIu64 " place%s replaced by padding%s", path, cut.first.offset,
+		       cut.first.offset, cut.first.msg, cut.padded_bytes, cut.padded,
+		       cut.padded == 1 ? "" : "s", cut.cut_at ? ", the archive cut at offset " : "\n");
+	if (cut.cut_at)
+		printf("%" PRIu64 " (%" PRIu64 " bytes)\n", cut.cut_at, cut.cut_bytes);
 	printf("fxt recover: %s: %" PRIu64 " chunks, %.1f MB%s%s; written to %s\n", path, chunks,
 	       (double)end / 1e6, measured ? ", clock rate measured now" : "",
 	       dropped ? ", records dropped before the kill are counted" : "", out ? out : path);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "fxt/reader.h"
 #include "writer/buffer.h"
 
 /* Repairs the archive file at path in place (a killed run's: every committed record kept; a
@@ -20,6 +21,21 @@
  * Returns CMD_EXIT_OK; CMD_EXIT_INVALID not such a file; CMD_EXIT_ERROR it cannot be read or
  * written, or a live process still writes it. */
 int fxt_recover_file(const char *path, const char *out);
+
+/* What fxt_recover_verify replaced or cut. */
+struct fxt_recover_cut {
+	uint64_t padded, padded_bytes;	/* places replaced by padding, and their bytes */
+	uint64_t cut_at, cut_bytes;	/* where the archive was last cut, and the bytes cut */
+	struct fxt_read_error first;	/* the first problem found */
+};
+
+/* Makes the repaired archive words[0, *end) (header h: where its chunks are) one that
+ * `fxt check` accepts (launcher/recover-verify.c): each record it rejects becomes padding
+ * (in a chunk, up to the chunk's end), or the archive is cut (*end lowered) where a record's
+ * size cannot be trusted. *cut says what was done. Returns 0 (valid now), 1 (its first record
+ * is bad: not an archive) or -ENOMEM. */
+int fxt_recover_verify(uint64_t *words, uint64_t *end, const struct fxt_buf_hdr *h,
+		       uint32_t provider_id, struct fxt_recover_cut *cut);
 
 /* The header of the standalone archive file at path, read into page (FXT_BUF_HDR_SIZE bytes,
  * 8-byte aligned), and the file's status into st. Fails: NULL (not a regular file, too short,

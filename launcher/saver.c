@@ -25,6 +25,9 @@
 #include "writer/outfile.h"
 #include "writer/records.h"
 
+/* More dropped records than any run drops: a scribbled counter. */
+#define FXT_SAVER_DROPPED_MAX (1ULL << 48)
+
 /* Durable records are copied in pieces of at most this many words (half the write buffer). */
 #define PIECE_WORDS 32768u
 
@@ -453,6 +456,14 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);
 	uint32_t reasons = __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED);
+	if (dropped > FXT_SAVER_DROPPED_MAX) {
+		/* No run drops that many (2^48 records: days at one per ns): the provider wrote
+		 * over its header's counters. Its count is not reported, its data is corrupt. */
+		if (s->vet && !fxt_vet_problem(s->vet))
+			fxt_vet_fail(s->vet, "buffer header overwritten (drop count)");
+		dropped = 0;
+		reasons = 0;
+	}
 	int overwritten = s->layout.mode == FXT_BUF_CIRCULAR && wraps;
 	/* Killed before its exit flush (SIGKILL): its open calls and pending flows were never
 	 * ended; the archive says so with its drop report, so readers excuse what is unpaired.

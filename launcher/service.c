@@ -309,6 +309,7 @@ int fxt_service_run(int foreground)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);	/* past ulimit -f: EFBIG, an archive lost, never the manager */
 	if ((v.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		fprintf(stderr, ME ": signalfd: %s\n", strerror(errno));
 		return 1;

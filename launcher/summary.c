@@ -28,9 +28,13 @@ void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, doubl
 	if (st->saved)
 		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
 	if (st->untraced)
-		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer)",
+		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer; first: pid %d %s)",
 			(unsigned long long)st->untraced, st->untraced == 1 ? "" : "es",
-			strerror(st->untraced_errno));
+			strerror(st->untraced_errno), st->untraced_pid, st->untraced_name);
+	if (st->shed)
+		fprintf(stderr, ", %llu process%s NOT TRACED after an exec without LD_PRELOAD "
+			"(first: pid %d, %s)", (unsigned long long)st->shed,
+			st->shed == 1 ? "" : "es", st->shed_pid, st->shed_path);
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");

@@ -50,6 +50,7 @@
 #include "common/clock.h"
 #include "common/io.h"
 #include "common/options.h"
+#include "common/protocol.h"
 #include "preload/emit.h"
 #include "preload/exec.h"
 #include "common/outpath.h"
@@ -162,6 +163,9 @@ static int read_options(void)
 	    (o->exclude && !(fxtp.exclude = strdup(o->exclude))))
 		return bad_option(o->filter ? "FXT_FILTER" : "FXT_EXCLUDE", "", "out of memory");
 	fxtp_sampling.hz = o->sample_hz;
+	const char *session = getenv(FXT_ENV_SESSION), *refused;
+	if (session && *session && (refused = fxtp_provider_session_refused(session)))
+		return bad_option(FXT_ENV_SESSION, session, refused);
 	if (o->output) {
 		const char *why;
 		fxtp.output_set = 1;

@@ -75,8 +75,8 @@ static union {
 
 int fxtp_registry_wanted(void)
 {
-	const char *r = getenv(FXT_ENV_REGISTER), *s = getenv(FXT_ENV_SESSION);
-	return r && !strcmp(r, "1") && !(s && *s);
+	const char *s = getenv(FXT_ENV_SESSION);	/* FXT_REGISTER: the settings table's */
+	return fxtp_settings.register_wait && !(s && *s);
 }
 
 static int ours(int fd, ino_t ino)

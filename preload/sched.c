@@ -153,8 +153,7 @@ static void close_rings(void)
 	for (int i = 0; S.rings && i < S.ncpu; i++) {
 		if (S.rings[i].pg)
 			munmap(S.rings[i].pg, S.rings[i].map_size);
-		if (S.rings[i].fd >= 0)
-			close(S.rings[i].fd);
+		fxtp_fd_close(&S.rings[i].fd);
 	}
 	free(S.rings);
 	S.rings = NULL;
@@ -184,6 +183,7 @@ static int open_rings(int clockid)
 			r->fd = -1;
 			continue;
 		}
+		fxtp_fd_keep(&r->fd);	/* a daemon closing every descriptor keeps it */
 		got++;
 	}
 	if (!got) {
@@ -385,10 +385,8 @@ static void start(void)
 	pthread_mutex_init(&S.lock, NULL);
 	fxt_chunk_init(&S.w, &fxtp.buf, NULL);
 	__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
-	if (S.efd >= 0)
-		close(S.efd);	/* a start after a failed exec: the last reader ends by gen */
-	if (S.epfd >= 0)
-		close(S.epfd);
+	fxtp_fd_close(&S.efd);	/* a start after a failed exec: the last reader ends by gen */
+	fxtp_fd_close(&S.epfd);
 	S.efd = fxtp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	S.epfd = S.efd < 0 ? -1 : fxtp_fd_high(epoll_create1(EPOLL_CLOEXEC));
 	if (S.epfd < 0 || watch(S.efd) < 0) {
@@ -396,6 +394,8 @@ static void start(void)
 			  strerror(errno));
 		return;
 	}
+	fxtp_fd_keep(&S.efd);	/* a daemon closing every descriptor keeps them */
+	fxtp_fd_keep(&S.epfd);
 	/* Opened (in the rings' absence the reader only polls efd) before the thread exists. */
 	S.rings = NULL;
 	sigset_t all, old;
@@ -414,9 +414,8 @@ static void start(void)
 	}
 	pthread_detach(th);
 	/* Its tid known before the program runs on: exec.c tells the program's threads from it
-	 * (a busy machine may not have run it yet). Bounded: 2 s. */
-	for (int i = 0; i < 20000 && !__atomic_load_n(&S.reader_tid, __ATOMIC_ACQUIRE); i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	 * (a busy machine may not have run it yet). */
+	fxtp_await_tid(&S.reader_tid);
 	if (!fxtp.use_tsc) {
 		rc = open_rings(CLOCK_MONOTONIC);
 	} else {
@@ -458,11 +457,8 @@ void fxtp_sched_fork_child(void)
 		return;
 	int saved = errno;
 	close_rings();
-	if (S.efd >= 0)
-		close(S.efd);
-	if (S.epfd >= 0)
-		close(S.epfd);
-	S.efd = S.epfd = -1;
+	fxtp_fd_close(&S.efd);
+	fxtp_fd_close(&S.epfd);
 	S.on = 0;
 	start();
 	errno = saved;

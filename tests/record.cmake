@@ -4,7 +4,7 @@
 find_program(BASH bash REQUIRED)
 set(FXT_RPROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/rprogs)
 foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit r-forks
-		r-scribble)
+		r-scribble r-daemon)
 	add_executable(rprog-${name} progs/${name}.c)
 	target_compile_options(rprog-${name} PRIVATE -finstrument-functions -O0 -g -pthread -Wall
 		-Wextra $<$<BOOL:${FXT_WERROR}>:-Werror>)
@@ -13,9 +13,12 @@ foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-ex
 		RUNTIME_OUTPUT_DIRECTORY ${FXT_RPROGS_DIR})
 endforeach()
 
+target_include_directories(rprog-r-scribble PRIVATE ${PROJECT_SOURCE_DIR})	# writer/buffer.h
+
 # The circular and streaming chunk policies of preload/provider.c, without a manager.
 fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/provider.c
 	${PROJECT_SOURCE_DIR}/preload/grow.c ${PROJECT_SOURCE_DIR}/preload/fd.c
+	${PROJECT_SOURCE_DIR}/preload/real.c
 	${PROJECT_SOURCE_DIR}/common/options.c
 	LIBS fxt_writer)
 add_test(NAME test-provider-streaming COMMAND test-provider streaming)
@@ -50,6 +53,10 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
 		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/outpath.bats)
 	set_tests_properties(outpath-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	add_test(NAME fxtrun-limits-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
+		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-limits.bats)
+	set_tests_properties(fxtrun-limits-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
 	# Random SIGKILLs of the program and of fxtrun (tests/soak.sh; `tests/soak.sh 100` by hand).
 	add_test(NAME soak COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>

@@ -106,8 +106,9 @@ uint64_t *fxt_outfile_take(struct fxt_buf *b)
 		fxt_buf_drop_reason(b, FXT_DROP_FULL);
 		goto out;
 	}
-	if (o->back(b, h->chunks_off + (seq + 1) * h->chunk_size) < 0) {
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+	int err = o->back(b, h->chunks_off + (seq + 1) * h->chunk_size);
+	if (err < 0) {
+		fxt_buf_refused(b, err);
 		goto out;
 	}
 	c = chunk_at(b, seq);
@@ -338,7 +339,7 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"the trace manager did not answer", "no space left to grow the buffer",
 		"string table full", "record larger than a chunk",
 		"the process was killed (open calls and flows cut)",
-		"context switches lost: the kernel's ring overflowed",
+		"context switches lost: the kernel's ring overflowed", "file size limit",
 		"cut by a snapshot of the running process (its open calls are not ended there)",
 	};
 	size_t n = 0;

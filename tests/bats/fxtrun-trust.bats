@@ -54,6 +54,13 @@ scribbled() {
 	[[ "$stderr" == *"buffer header overwritten"* ]]
 }
 
+@test "a scribbled drop counter: no absurd count printed; the provider is said corrupt" {
+	# (was: "8836607885637849086 records DROPPED")
+	scribbled counters
+	[[ "$stderr" == *"buffer header overwritten (drop count)"* ]]
+	[[ "$stderr" != *"DROPPED"* ]]
+}
+
 @test "STARTED for another process's pid is refused (SO_PEERCRED); that provider is whole" {
 	cat >forge.py <<'PY'
 import os, socket, struct, sys, time

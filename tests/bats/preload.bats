@@ -112,10 +112,11 @@ bad_setting() {
 		LD_PRELOAD="$0" "$1"' "$FXTAUTO" "$PROGS/s-deep"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$plain" ]
-	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(no\ space\ left\ to\ grow\ the\ buffer\) ]]
+	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(file\ size\ limit\) ]]
 	dropped=${BASH_REMATCH[1]}
 	[ "$(stat -c %s lim.fxt)" -le $((3072 * 1024)) ]
 	"$FXT" check lim.fxt
+	"$FXT" dump lim.fxt | grep -q 'name="records dropped" .*"reason":string="file size limit"'
 	run "$FXT" stats lim.fxt
 	[[ "$output" == *"records dropped: $dropped"* ]]
 	# every call is recorded or counted as dropped (each call is one record)
@@ -560,4 +561,53 @@ fxt recover: t.fxt.part: the archive of process $sh, a wrapper that recorded no 
 	files_are c.fxt f
 	"$FXT" check -q c.fxt
 	"$FXT" dump c.fxt | grep -q 'kernel_object obj_type=1 .* name="cat"'
+}
+
+# scribble size|type FILE OFFSET...: the record headers at those (hex) offsets of FILE get a
+# size of 2 words (a complete event loses its end timestamp) or the reserved record type 12
+scribble() {
+	python3 - "$@" <<'PY'
+import struct, sys
+mode, path, offs = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(path, "r+b") as f:
+    for off in offs:
+        f.seek(int(off, 16))
+        w = struct.unpack("<Q", f.read(8))[0]
+        w = (w & ~0xF) | 12 if mode == "type" else (w & ~(0xFFF << 4)) | (2 << 4)
+        f.seek(int(off, 16))
+        f.write(struct.pack("<Q", w))
+PY
+}
+
+@test "fxt recover checks what it writes: records fxt check rejects are padded out, and said" {
+	# (was: "written" for archives fxt check rejects)
+	FXT_SCHED=0 FXT_OUTPUT=r.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep" >/dev/null
+	mapfile -t at < <("$FXT" dump r.fxt | awk '/ complete .*name="recurse"/ { print $1 }')
+	cp r.fxt s.fxt
+	# sizes cut short: the rest of that chunk cannot be trusted, it goes
+	scribble size r.fxt "${at[1000]}" "${at[1001]}"
+	run "$FXT" check -q r.fxt
+	[ "$status" -eq 1 ]
+	run "$FXT" recover r.fxt -o rr.fxt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "fxt recover: r.fxt: offset $((16#${at[1000]})) (0x"*"): complete event without its end timestamp: "*" bytes in 1 place replaced by padding" ]]
+	"$FXT" check -q rr.fxt
+	# a reserved record type: that record goes, the chunk's end too
+	scribble type s.fxt "${at[1000]}"
+	run "$FXT" recover s.fxt -o ss.fxt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *": record type 12 is reserved: "*" bytes in 1 place replaced by padding" ]]
+	"$FXT" check -q ss.fxt
+}
+
+@test "a stray FXT_SESSION (not fxtrun's session): one line, untraced, no buffer file left there" {
+	# (was: no trace, no message, and a 64 MB PID.0.buf in the directory)
+	mkdir -m 1777 shared
+	mkdir -m 700 mine
+	run --separate-stderr env FXT_SESSION="$PWD/shared" LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "fxtauto: FXT_SESSION=$PWD/shared: not an fxtrun session (a session directory is ours, mode 0700); tracing off" ]
+	run --separate-stderr env FXT_SESSION="$PWD/mine" LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
+	[ "$stderr" = "fxtauto: FXT_SESSION=$PWD/mine: not an fxtrun session (no manager socket: set by fxtrun only); tracing off" ]
+	[ -z "$(ls -A shared)$(ls -A mine)" ]
 }

@@ -411,3 +411,13 @@ while not os.path.exists(sys.argv[2]):
 	[ "$status" -eq 0 ]
 	grep -q "client connection shed: out of descriptors" "$FXT_RUNTIME_DIR/manager.log"
 }
+
+@test "a manager started under ulimit -f: an archive past it fails, the manager lives on" {
+	(ulimit -f 100; "$FXT" list >/dev/null)	# the manager inherits the 100 KB limit
+	fake alpha 200000
+	run timeout 30 "$FXT" record --duration 100ms -o "$W/a.fxt"
+	[ "$status" -eq 1 ]	# before: the manager died of SIGXFSZ
+	[[ "$output" == *"archive not written: File too large"* ]]
+	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
+	"$FXT" list | grep -E "alpha +idle"
+}
