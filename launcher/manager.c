@@ -242,10 +242,8 @@ static void on_packet(struct fxt_manager *m, struct provider *p)
 		save(m, p, &pk);
 }
 
-/* A provider says STARTED as soon as it connects: a connection that has not said it when
- * MAX_PENDING more wait is closed (a program holding connections open, a stuck peer). */
-#define MAX_PENDING 256
-
+/* Out of descriptors with no reserve left, the oldest connection that has not said STARTED
+ * yet is given up for one (launcher/accept.h): else the listening socket, readable, spins. */
 static void accept_all(struct fxt_manager *m)
 {
 	int fd;
@@ -261,10 +259,6 @@ static void accept_all(struct fxt_manager *m)
 			continue;
 		if (fd < 0)
 			return;
-		if (m->npending == MAX_PENDING) {
-			close(m->pending[0]);
-			memmove(m->pending, m->pending + 1, --m->npending * sizeof(*m->pending));
-		}
 		if (m->npending == m->pending_cap) {
 			size_t cap = m->pending_cap ? m->pending_cap * 2 : 16;
 			int *q = realloc(m->pending, cap * sizeof(*q));

@@ -341,7 +341,7 @@ calls() {
 		echo "$output"
 		[ "$status" -eq 0 ]
 		echo "$output" | grep -F "trace written to $PWD/$mode.fxt;"
-		echo "$output" | grep -E "^fxt stop: recorded [0-9.]+ s: 1 process, 5 threads, [0-9]+ events, [0-9.]+ MB, no records dropped\.$"
+		echo "$output" | grep -E "^fxt stop: recorded [0-9.]+ s: 1 process, 5 threads, [0-9]+ events, [0-9.]+ MB, no records dropped(, [0-9.]+ MB saved while running)?\.$"
 		[ ! -e "$mode.fxt.part" ]
 		"$FXT" check "$mode.fxt"
 		[ "$(calls command "$mode.fxt")" -eq 10000 ]
