@@ -31,6 +31,10 @@ struct report {
 	int has_pid, has_tid;
 	uint64_t start_ns;	/* first pass: earliest event time */
 	uint64_t matched;	/* events that passed --pid/--tid */
+	uint64_t dropped;	/* records the archive says were dropped */
+	uint64_t overwritten, wrapped;	/* about how many records circular buffers overwrote,
+					 * and how many buffers wrapped */
+	uint64_t kept_ns;	/* the shortest span such a buffer kept */
 	const char *glob;
 	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
@@ -153,6 +157,39 @@ static struct fxt_sv lock_label(struct report *rp, const struct fxt_record *rec)
 	return none;
 }
 
+/* Pass 1: what the archive says it lost (fxtauto's "records dropped" and "records overwritten"
+ * instants), for the note under the figures. */
+static int note_loss(struct report *rp, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	uint64_t n, from;
+	if (fxt_record_dropped(rec, &n)) {
+		rp->dropped += n;
+	} else if (fxt_record_overwritten(rec, &n, &from)) {
+		uint64_t end = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+		uint64_t kept = end - fxt_reader_ticks_to_ns(r, from < rec->u.event.ts ? from :
+								 rec->u.event.ts);
+		if (!rp->wrapped++ || kept < rp->kept_ns)
+			rp->kept_ns = kept;
+		rp->overwritten += n;
+	}
+	return 0;
+}
+
+/* Under the figures: what they miss, as the archive says. */
+static void print_loss(const struct report *rp)
+{
+	if (rp->dropped)
+		printf("\nnote: %" PRIu64 " records were dropped while recording (fxt stats): the "
+		       "figures miss their calls\n", rp->dropped);
+	if (rp->wrapped) {
+		char t[32];
+		printf("\nnote: circular buffer%s overwrote the oldest records (about %" PRIu64
+		       "): the figures cover only the last %s%s\n", rp->wrapped == 1 ? "" : "s",
+		       rp->overwritten, fxt_time_fmt(t, sizeof(t), rp->kept_ns),
+		       rp->wrapped == 1 ? "" : " (the shortest kept)");
+	}
+}
+
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct report *rp = ctx;
@@ -185,6 +222,8 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
+	if (et == FXT_ET_INSTANT && !rp->pass2)
+		return note_loss(rp, r, rec);
 	if (rp->start_ns > fxt_reader_ticks_to_ns(r, rec->u.event.ts))
 		rp->start_ns = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
 	if ((rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
@@ -661,6 +700,8 @@ int cmd_report(int argc, char **argv)
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));
 done:
+	if (!rp.edges)
+		print_loss(&rp);
 	if (!rp.printed && !rp.glob && !has_from && !has_to && !rp.has_pid && !rp.has_tid)
 		printf("%s: no function calls recorded\n", argv[optind]);
 	if (!rp.printed && (rp.glob || has_from || has_to)) {

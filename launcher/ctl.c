@@ -233,7 +233,9 @@ void fxt_ctl_summary(const char *me, const struct fxt_msg_reply *r, const char *
 	struct fxt_manager_stats st = { .processes = r->processes, .threads = r->threads,
 					.events = r->events, .bytes = r->bytes,
 					.dropped = r->dropped, .drop_reasons = r->drop_reasons,
-					.corrupt = r->corrupt, .overwritten = r->overwritten };
+					.corrupt = r->corrupt, .overwritten = r->overwritten,
+					.overwritten_records = r->overwritten_records,
+					.kept_ns = r->kept_ns, .span_ns = r->span_ns };
 	if (st.corrupt)
 		snprintf(st.corrupt_why, sizeof(st.corrupt_why), "see the archive");
 	fxt_summary_print(me, &st, (double)r->recorded_ns / 1e9, out,

@@ -439,6 +439,11 @@ static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
 	st->dropped += s->st.dropped;
 	st->drop_reasons |= s->st.drop_reasons;
 	st->overwritten += s->st.overwritten;
+	st->overwritten_records += s->st.overwritten_records;
+	if (s->st.span_ns && (!st->span_ns || s->st.kept_ns < st->kept_ns)) {
+		st->kept_ns = s->st.kept_ns;
+		st->span_ns = s->st.span_ns;
+	}
 	const char *bad = s->vet ? fxt_vet_problem(s->vet) : NULL;
 	if (bad && !st->corrupt++) {
 		st->corrupt_pid = s->pid;

@@ -283,6 +283,34 @@ static long plan(struct fxt_saved *s, struct run **runs)
 	return (long)k;
 }
 
+/* Circular: where the window kept begins, and how full the chunks kept are; for saying what was
+ * kept. Chunks are overwritten in claim order, except one a writer still holds (a quiet thread's
+ * chunk can be the oldest one kept): the window begins with the first record of the chunk
+ * claimed after the newest one overwritten (the first sequence after the last gap). Reads live
+ * words bounded by the runs (a reused chunk gives a wrong stamp, never a fault). */
+static void find_kept(struct fxt_saved *s, const struct run *r, size_t k)
+{
+	size_t after_gap = 0;
+	s->kept_chunks = k;
+	s->kept_words = 0;
+	s->kept_from = 0;
+	for (size_t j = 0; j < k; j++) {
+		s->kept_words += r[j].end - r[j].from;
+		if (r[j].seq != (j ? r[j - 1].seq + 1 : 1))
+			after_gap = j;
+	}
+	for (size_t j = after_gap; j < k && !s->kept_from; j++) {
+		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx) + 1;
+		for (size_t at = r[j].from, n; at < r[j].end && !s->kept_from; at += n) {
+			uint64_t h = __atomic_load_n(&c[at], __ATOMIC_RELAXED);
+			n = fxt_record_words(h);
+			if (!n || n > r[j].end - at)
+				break;
+			s->kept_from = fxt_archive_stamp(c + at, n);
+		}
+	}
+}
+
 /* Appends the planned runs: each copied straight into the write buffer, kept only if the chunk
  * still holds the same sequence afterwards (a circular buffer may reuse it meanwhile), then
  * vetted in the buffer (events stamped after cutoff left out: threads still running while the
@@ -416,6 +444,8 @@ static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_
 	uint64_t stop = __atomic_load_n(&s->live->stop_ticks, __ATOMIC_ACQUIRE);
 	if (stop && (!cutoff || stop < cutoff))
 		cutoff = stop;
+	if (!rc && s->layout.mode == FXT_BUF_CIRCULAR)
+		find_kept(s, runs, (size_t)k);
 	if (!rc)
 		rc = copy_runs(o, s, runs, (size_t)k, cutoff);
 	free(runs);
@@ -443,6 +473,32 @@ static int corrupt_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, ui
 	if (fxt_event_words(&e) > dst_words)
 		return -EINVAL;
 	return fxt_event_write(dst, &e);
+}
+
+/* Circular: chunks taken over the whole run beyond those holding records now. */
+static uint64_t overwritten_chunks(const struct fxt_saved *s)
+{
+	uint64_t taken = __atomic_load_n(&s->live->next_chunk, __ATOMIC_RELAXED);
+	return taken > s->kept_chunks ? taken - s->kept_chunks : 0;
+}
+
+/* What a wrapped circular buffer kept, in its stats: about how many records it overwrote (its
+ * overwritten chunks, taken as full, times the records per chunk's worth of words kept) and the window
+ * kept, from its oldest record to `end`, of the whole one from its start. */
+static void kept_account(struct fxt_saved *s, uint64_t end, uint64_t fallback_tps)
+{
+	uint64_t chunks = overwritten_chunks(s), tps = tps_of(s, fallback_tps);
+	s->st.overwritten_records =
+		s->kept_words ? (uint64_t)((double)chunks * (double)(s->layout.chunk_size / 8 - 1) *
+					   (double)s->st.events / (double)s->kept_words + 0.5)
+			      : 0;
+	/* live: stamped after the header was shared (attach may come first) */
+	uint64_t start = __atomic_load_n(&s->live->start_ticks, __ATOMIC_RELAXED);
+	uint64_t from = s->kept_from > start ? s->kept_from : start;
+	if (!tps || !start || end < from)
+		return;
+	s->st.kept_ns = (uint64_t)((double)(end - from) * 1e9 / (double)tps);
+	s->st.span_ns = (uint64_t)((double)(end - start) * 1e9 / (double)tps);
 }
 
 int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
@@ -480,7 +536,9 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		/* Circular mode that wrapped overwrote its oldest records: the archive says so. */
 		uint64_t rec[FXT_OUTFILE_TRAILER_WORDS + 64];
 		size_t cap = sizeof(rec) / 8;
-		uint64_t ts = stop ? stop : s->layout.start_ticks;
+		/* at the stop; else (killed, a snapshot) after its last record kept */
+		uint64_t last = s->vet ? fxt_vet_last_stamp(s->vet) : 0;
+		uint64_t ts = stop ? stop : last ? last : s->live->start_ticks;
 		int n = fxt_provider_section_write(rec, s->id);
 		n += fxt_provider_event_write(rec + n, s->id, FXT_PE_BUFFER_OVERFLOW);
 		int m = dropped || killed ? fxt_dropped_event_write(rec + n, cap - (size_t)n,
@@ -490,6 +548,13 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		n += m > 0 ? m : 0;
 		m = bad ? corrupt_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid, ts, bad) : 0;
 		n += m > 0 ? m : 0;
+		if (overwritten) {
+			kept_account(s, last, fallback_tps);
+			m = fxt_overwritten_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid,
+							ts, s->st.overwritten_records,
+							s->kept_from, overwritten_chunks(s));
+			n += m > 0 ? m : 0;
+		}
 		rc = emit(o, rec, (size_t)n * 8);
 	}
 	if (!rc && s->init_at)

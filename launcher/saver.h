@@ -36,6 +36,10 @@ struct fxt_saved {
 	struct saved_chunk *chunks;	/* nchunks entries */
 	uint64_t durable_saved;		/* bytes of the durable area already in the archive */
 	uint64_t init_at;		/* archive offset of its ticks-per-second word, 0: none yet */
+	uint64_t kept_from;		/* circular: stamp of the oldest record the last save found
+					 * (first event of the oldest chunk), 0: none */
+	uint64_t kept_chunks;		/* circular: chunks holding records at the last save */
+	uint64_t kept_words;		/* circular: words of records in them */
 	uint64_t *koids;		/* distinct thread koids seen (for the summary) */
 	size_t nkoids, koids_cap;
 	struct fxt_manager_stats st;	/* what its sections hold */

@@ -77,6 +77,9 @@ void svc_reply(struct svc *v, int fd, int status, const struct svc_answer *a, co
 		r.drop_reasons = st->drop_reasons;
 		r.corrupt = (uint32_t)st->corrupt;
 		r.overwritten = st->overwritten;
+		r.overwritten_records = st->overwritten_records;
+		r.kept_ns = st->kept_ns;
+		r.span_ns = st->span_ns;
 	}
 	va_list ap;
 	va_start(ap, fmt);

@@ -41,6 +41,9 @@ void fxt_vet_fail(struct fxt_vet *v, const char *why);
 int fxt_vet_finish(struct fxt_vet *v);
 
 /* Why the provider's data ended early: one line, or NULL while all is well. */
+/* The latest stamp (fxt_archive_stamp()) of the records kept so far, 0 for none. Fails: never. */
+uint64_t fxt_vet_last_stamp(const struct fxt_vet *v);
+
 const char *fxt_vet_problem(const struct fxt_vet *v);
 
 #endif

@@ -307,6 +307,23 @@ int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint6
 	return fxt_event_write(dst, &e);
 }
 
+int fxt_overwritten_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+				uint64_t records, uint64_t kept_from, uint64_t chunks)
+{
+	struct fxt_warg args[3] = {
+		fxt_arg_uint64(fxt_str_inl("records", 7), records),
+		fxt_arg_uint64(fxt_str_inl("kept_from", 9), kept_from),
+		fxt_arg_uint64(fxt_str_inl("chunks", 6), chunks),
+	};
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
+					    fxt_str_inl("records overwritten", 19), ts);
+	e.args = args;
+	e.nargs = 3;
+	if (fxt_event_words(&e) > dst_words)
+		return -EINVAL;
+	return fxt_event_write(dst, &e);
+}
+
 uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint64_t ts,
 			     uint64_t *dst)
 {

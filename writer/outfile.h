@@ -131,6 +131,13 @@ const struct fxt_buf_hdr *fxt_outfile_header(const void *page);
 int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
 			    uint64_t records, uint32_t reasons);
 
+/* Words of the "records overwritten" event of a circular buffer that wrapped (written by the
+ * manager, the only writer of circular buffers): ts, pid, about how many records were
+ * overwritten, the stamp of the oldest record kept and the chunks overwritten. Fails: -EINVAL if
+ * dst_words is too small. */
+int fxt_overwritten_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+				uint64_t records, uint64_t kept_from, uint64_t chunks);
+
 /* The words naming drop reasons ("buffer full", "manager did not answer"...), comma-separated,
  * into buf. Fails: never (cut to size). Thread-safe. */
 void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size);

@@ -211,6 +211,13 @@ uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
  * full" provider event): 1 and *records set, else 0. Fails: never. Thread-safe. */
 int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records);
 
+/* Whether rec is fxtauto's account of a circular buffer that wrapped (an instant event of
+ * category "fxtauto" named "records overwritten", written once per such provider at its end):
+ * 1 with *records the estimated number of records overwritten (chunks overwritten times the
+ * records per kept chunk) and *kept_from the stamp of the oldest record kept, else 0. Fails:
+ * never. Thread-safe. */
+int fxt_record_overwritten(const struct fxt_record *rec, uint64_t *records, uint64_t *kept_from);
+
 /* ---- Semantic validation (reader/validate.c) ----
  * The rules that span records, fed one decoded record at a time in archive order: the magic
  * number record first; duration begin/end balanced per thread, each end at or after its begin;

@@ -356,7 +356,7 @@ calls() {
 	run "$FXT" stop -o wrapped.fxt
 	echo "$output"
 	[ "$status" -eq 0 ]
-	echo "$output" | grep -F "oldest records overwritten in 1 circular buffer"
+	echo "$output" | grep -E "OLDEST RECORDS OVERWRITTEN in 1 circular buffer \(about [0-9]+ records; it kept the last [0-9.]+ [mun]?s of [0-9.]+ [mun]?s\)"
 	n=$(calls command wrapped.fxt)
 	[ "$n" -gt 0 ] && [ "$n" -lt 100000 ]
 }
