@@ -208,6 +208,8 @@ int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
 
 int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok)
 {
+	struct stat st;
+	int saved = f->fd >= 0 && !fstat(f->fd, &st) && st.st_size > 0;
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
@@ -222,6 +224,13 @@ int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok)
 			f->part);
 		f->part[0] = 0;
 		return -1;
+	}
+	if (saved) {
+		/* incomplete, but what the manager saved (streaming) is kept for fxt recover */
+		fprintf(stderr, "%s: what was saved before the trace ended stays in %s (fxt recover "
+				"%s makes it an archive)\n", me, f->part, f->part);
+		f->part[0] = 0;
+		return 0;
 	}
 	unlink(f->part);
 	f->part[0] = 0;

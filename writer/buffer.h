@@ -60,6 +60,8 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
 	FXT_DROP_CUT = 1u << 9,		/* a snapshot of a running process: its calls open at the
 					 * cut are not ended there (nothing was lost) */
+	FXT_DROP_MANAGER_KILLED = 1u << 10, /* the trace manager was killed: what it had not saved
+					   * is lost (fxt recover of its archive says so) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */

@@ -358,6 +358,7 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"the process was killed (open calls and flows cut)",
 		"context switches lost: the kernel's ring overflowed", "file size limit",
 		"cut by a snapshot of the running process (its open calls are not ended there)",
+		"the trace manager was killed (what it had not saved yet is lost)",
 	};
 	size_t n = 0;
 	if (!size)

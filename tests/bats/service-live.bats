@@ -68,6 +68,20 @@ wait_state() {
 	return 1
 }
 
+# kill_manager: SIGKILLs the manager and waits until it has exited (its files closed: a zombie
+# or gone; 10 s at most).
+kill_manager() {
+	local m
+	m=$(cut -d' ' -f1 rt/manager.pid)
+	kill -KILL "$m"
+	for _ in $(seq 200); do
+		grep -q '^State:[[:space:]]*[ZX]' "/proc/$m/status" 2>/dev/null || [ ! -e "/proc/$m" ] &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # calls NAME FILE [PID]: complete events of function NAME (of process PID) in FILE.
 calls() {
 	"$FXT" dump "$2" | grep " name=\"$1\" end_ts=" | grep -c "thread=${3:-[0-9]*}/" || true
@@ -265,6 +279,54 @@ calls() {
 	st=0
 	wait "$p" || st=$?
 	[ "$st" -eq 6 ]
+}
+
+@test "the manager killed in a streaming trace: the FILE.part it saved is recovered by fxt recover; the archive says the rest is lost" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --mode streaming --buffer-size 1M -o t.fxt
+	# 2.4 MB of calls through 512 KiB halves: each half saved before it is reused
+	[ "$(say 1 on)" = on ]
+	[ "$(say 1 call 100000)" = "called 100000" ]
+	kill_manager
+	[ -s t.fxt.part ] && [ ! -e t.fxt ]
+	run "$FXT" recover t.fxt.part
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "fxt recover: t.fxt.part: a killed trace manager's archive: "*" MB of records of 1 process kept"*"; written to t.fxt" ]]
+	[ ! -e t.fxt.part ]
+	"$FXT" check t.fxt
+	n=$(calls work t.fxt)
+	echo "kept $n"
+	[ "$n" -gt 50000 ] && [ "$n" -le 100000 ]
+	"$FXT" dump t.fxt | grep -F 'name="records dropped"' | grep -F "the trace manager was killed"
+	# recovered twice: left as it was
+	cp t.fxt again.fxt.part
+	run "$FXT" recover again.fxt.part
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"recovered before: left as it was"* ]]
+	cmp t.fxt again.fxt
+}
+
+@test "fxt record --mode streaming, the manager killed: the client keeps what was saved and says how to recover it" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	timeout 60 "$FXT" record --mode streaming --buffer-size 1M --duration 60s -o r.fxt 2>err &
+	rec=$!
+	wait_state "$p" recording
+	[ "$(say 1 call 100000)" = "called 100000" ]
+	kill -KILL "$(cut -d' ' -f1 rt/manager.pid)"
+	rc=0
+	wait $rec || rc=$?
+	cat err
+	[ "$rc" -eq 1 ]
+	grep -F "what was saved before the trace ended stays in $PWD/r.fxt.part (fxt recover" err ||
+		grep -F "stays in r.fxt.part (fxt recover" err
+	"$FXT" recover r.fxt.part
+	"$FXT" check r.fxt
+	[ "$(calls work r.fxt)" -gt 50000 ]
 }
 
 @test "fxtrun --start-stopped: registered, traced on demand, its status kept" {

@@ -203,7 +203,7 @@ static void test_outfile(void)
 static void test_drop_words(void)
 {
 	char why[256];
-	for (uint32_t bit = FXT_DROP_FULL; bit <= FXT_DROP_CUT; bit <<= 1) {
+	for (uint32_t bit = FXT_DROP_FULL; bit <= FXT_DROP_MANAGER_KILLED; bit <<= 1) {
 		fxt_drop_reasons_str(bit, why, sizeof(why));
 		ok(strcmp(why, "unknown") != 0, "drop reason bit %#x has words", bit);
 	}
