@@ -444,6 +444,9 @@ static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_
 	uint64_t stop = __atomic_load_n(&s->live->stop_ticks, __ATOMIC_ACQUIRE);
 	if (stop && (!cutoff || stop < cutoff))
 		cutoff = stop;
+	/* a snapshot trigger's cut of its thread's open calls belongs to that snapshot only */
+	uint64_t cut = __atomic_load_n(&s->live->snapshot_cut, __ATOMIC_ACQUIRE);
+	fxt_vet_skip_end(s->vet, cut && cut != cutoff ? cut : 0);
 	if (!rc && s->layout.mode == FXT_BUF_CIRCULAR)
 		find_kept(s, runs, (size_t)k);
 	if (!rc)

@@ -23,6 +23,7 @@ struct fxt_vet {
 	int bad;
 	char problem[200];
 	uint64_t last_stamp;		/* the latest stamp of a record kept */
+	uint64_t skip_end;		/* complete events ending then are left out (0: none) */
 };
 
 static const uint64_t nothing;
@@ -102,7 +103,9 @@ size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t of
 		}
 		size_t n = (size_t)rec.words;
 		uint64_t stamp = fxt_archive_stamp(p + at, n);
-		if (cutoff && stamp > cutoff) {
+		if ((cutoff && stamp > cutoff) ||
+		    (v->skip_end && stamp == v->skip_end && rec.type == FXT_RT_EVENT &&
+		     rec.u.event.event_type == FXT_ET_DURATION_COMPLETE)) {
 			at += n;	/* left out: never fed to the validator */
 			continue;
 		}
@@ -136,6 +139,11 @@ int fxt_vet_finish(struct fxt_vet *v)
 		return 0;
 	fxt_vet_fail(v, rc == -EBADMSG ? fxt_validator_problem(v->val)->msg : "out of memory");
 	return -1;
+}
+
+void fxt_vet_skip_end(struct fxt_vet *v, uint64_t ticks)
+{
+	v->skip_end = ticks;
 }
 
 uint64_t fxt_vet_last_stamp(const struct fxt_vet *v)

@@ -191,7 +191,8 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 	}
 	/* A trigger's function is never in the name cache: its every entry comes here. */
 	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
-	if (c->fn != fn && fxtp_trigger_running(t, fn))
+	int trigger = c->fn != fn ? fxtp_trigger_running(t, fn) : FXTP_TRIGGER_NONE;
+	if (trigger == FXTP_TRIGGER_PAUSED)
 		goto out;	/* a stop trigger: this call is not recorded */
 	struct fxtp_frame *f = t->top;
 	if (f >= t->end && !(f = fxtp_stack_grow(t)))
@@ -212,6 +213,8 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 	f->tag = tag;
 	t->top = f + 1;
 	f->start = fxtp_after(f[-1].start, fxtp_now());
+	if (trigger == FXTP_TRIGGER_FIRE)
+		fxtp_trigger_snapshot(t);
 out:
 	fxtp_leave(t);
 }

@@ -59,7 +59,8 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_SWITCHES = 1u << 7,	/* context switches the kernel's ring lost (overflow) */
 	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
 	FXT_DROP_CUT = 1u << 9,		/* a snapshot of a running process: its calls open at the
-					 * cut are not ended there (nothing was lost) */
+					 * cut are not in it (nothing was lost), but a snapshot
+					 * trigger's thread's chain (preload/trigger.c) */
 	FXT_DROP_MANAGER_KILLED = 1u << 10, /* the trace manager was killed: what it had not saved
 					   * is lost (fxt recover of its archive says so) */
 };
@@ -116,6 +117,10 @@ struct fxt_buf_hdr {
 	/* Standalone: who takes FXT_OUTPUT among the processes this one started (the word of
 	 * preload/outname.c, shared by them through this page). */
 	_Atomic uint64_t name_tree;
+	/* The ticks of the snapshot trigger this writer fired (0: none): its thread's open calls
+	 * were written ending then, for that snapshot's archive only (preload/trigger.c); any
+	 * other save of the buffer leaves out the complete events ending exactly then. */
+	_Atomic uint64_t snapshot_cut;
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");

@@ -250,6 +250,10 @@ calls() {
 	cat rec.err
 	"$FXT" check t.fxt
 	[ "$(calls work t.fxt)" -eq 400 ]
+	# the call that fired (the chain that led to it began before the trace) is closed at the cut
+	[ "$(calls t_snap t.fxt)" -eq 1 ]
+	cut=$("$FXT" dump t.fxt | sed -n 's/.* name="t_snap" end_ts=\([0-9]*\).*/\1/p')
+	"$FXT" dump t.fxt | grep -F "instant ts=$cut " | grep -F 'name="records dropped"'
 }
 
 @test "runtime categories reach the program's <fxt/trace.h> macros" {
@@ -299,7 +303,7 @@ calls() {
 	"$FXT" check t.fxt
 	n=$(calls work t.fxt)
 	echo "kept $n"
-	[ "$n" -gt 50000 ] && [ "$n" -le 100000 ]
+	[ "$n" -gt 20000 ] && [ "$n" -le 100000 ]
 	"$FXT" dump t.fxt | grep -F 'name="records dropped"' | grep -F "the trace manager was killed"
 	# recovered twice: left as it was
 	cp t.fxt again.fxt.part
@@ -326,7 +330,9 @@ calls() {
 		grep -F "stays in r.fxt.part (fxt recover" err
 	"$FXT" recover r.fxt.part
 	"$FXT" check r.fxt
-	[ "$(calls work r.fxt)" -gt 50000 ]
+	# a half (~21,800 calls) is reused only once saved: at least one was saved
+	n=$(calls work r.fxt)
+	[ "$n" -gt 20000 ] && [ "$n" -le 100000 ]
 }
 
 @test "fxtrun --start-stopped: registered, traced on demand, its status kept" {
