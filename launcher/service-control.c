@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/outpath.h"
 #include "launcher/msg.h"
 #include "launcher/service.h"
 
@@ -148,6 +149,12 @@ void svc_control_read(struct svc *v, int fd)
 		forget(v, fd);
 		svc_trace_client_gone(v, fd);
 		svc_refuse(v, fd, "client", why);
+		return;
+	}
+	const char *bad_file;
+	if (file >= 0 && fxt_outfd_check(file, &bad_file) < 0) {
+		close(file);
+		svc_reply(v, fd, -EINVAL, NULL, "the archive file passed %s", bad_file);
 		return;
 	}
 	switch (type) {
