@@ -35,6 +35,7 @@ struct report {
 	uint64_t overwritten, wrapped;	/* about how many records circular buffers overwrote,
 					 * and how many buffers wrapped */
 	uint64_t kept_ns;	/* the shortest span such a buffer kept */
+	uint64_t untraced;	/* processes the archive says ran untraced */
 	const char *glob;
 	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
@@ -171,6 +172,9 @@ static int note_loss(struct report *rp, const struct fxt_reader *r, const struct
 		if (!rp->wrapped++ || kept < rp->kept_ns)
 			rp->kept_ns = kept;
 		rp->overwritten += n;
+	} else if (is_cat(rec->u.event.category, "fxtauto") &&
+		   is_cat(rec->u.event.name, "process not traced")) {
+		rp->untraced++;
 	}
 	return 0;
 }
@@ -178,6 +182,10 @@ static int note_loss(struct report *rp, const struct fxt_reader *r, const struct
 /* Under the figures: what they miss, as the archive says. */
 static void print_loss(const struct report *rp)
 {
+	if (rp->untraced)
+		printf("\nnote: %" PRIu64 " process%s ran untraced (fxt dump shows which and why): "
+		       "the figures miss %s calls\n", rp->untraced, rp->untraced == 1 ? "" : "es",
+		       rp->untraced == 1 ? "its" : "their");
 	if (rp->dropped)
 		printf("\nnote: %" PRIu64 " records were dropped while recording (fxt stats): the "
 		       "figures miss their calls\n", rp->dropped);

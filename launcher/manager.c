@@ -55,6 +55,7 @@ struct fxt_manager {
 	uint64_t t0_tsc, t0_ns;
 	uint64_t saved, refused, impostors;
 	struct fxt_out *out;
+	int noted;		/* untraced processes said in the archive so far */
 };
 
 struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
@@ -373,9 +374,16 @@ static int finish(struct fxt_manager *m, struct provider *p)
 	return 0;
 }
 
+/* The manager's clock now, in the providers' ticks. */
+static uint64_t now_ticks(const struct fxt_manager *m)
+{
+	return m->tsc ? __rdtsc() : fxt_mono_ns();
+}
+
 /* A process that runs untraced (common/protocol.h, FXT_SESSION_UNTRACED_SUFFIX): counted, the
- * first of each kind named. */
-static void untraced(int dir, const char *name, int pid, struct fxt_manager_stats *st)
+ * first of each kind named; when m is given, said in the archive (at most 1000 of them). */
+static void untraced(struct fxt_manager *m, int dir, const char *name, int pid,
+		     struct fxt_manager_stats *st)
 {
 	char line[600] = "", what[520] = "";
 	int err, fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -386,20 +394,36 @@ static void untraced(int dir, const char *name, int pid, struct fxt_manager_stat
 	if (n <= 0)
 		return;
 	line[n] = 0;
+	char why[700];
 	if (sscanf(line, "shed %519[^\n]", what) == 1) {
 		if (!st->shed++) {
 			st->shed_pid = pid;
 			snprintf(st->shed_path, sizeof(st->shed_path), "%.199s", what);
 		}
-	} else if (sscanf(line, "%d %519[^\n]", &err, what) >= 1 && !st->untraced++) {
-		st->untraced_errno = err;
-		st->untraced_pid = pid;
-		snprintf(st->untraced_name, sizeof(st->untraced_name), "%.63s", what);
+		snprintf(why, sizeof(why), "it exec'd %s without LD_PRELOAD", what);
+	} else if (sscanf(line, "%d %519[^\n]", &err, what) >= 1) {
+		if (!st->untraced++) {
+			st->untraced_errno = err;
+			st->untraced_pid = pid;
+			snprintf(st->untraced_name, sizeof(st->untraced_name), "%.63s", what);
+		}
+		snprintf(why, sizeof(why), "no trace buffer: %s", strerror(err));
+	} else {
+		return;
 	}
+	if (!m || m->noted >= 1000)
+		return;
+	const char *prog = what;
+	if (strchr(prog, '/'))	/* shed: the process is named after what it exec'd */
+		prog = strrchr(prog, '/') + 1;
+	if (fxt_saver_untraced(m->out, (uint32_t)m->np + 1, fallback_tps(m), !m->noted,
+			       now_ticks(m), pid, prog, why) == 0)
+		m->noted++;
 }
 
-/* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order. */
-static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
+/* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order.
+ * Untraced processes are counted into st, and said in the archive when `note`. */
+static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st, int note)
 {
 	DIR *d = opendir(m->dir);
 	if (!d)
@@ -411,7 +435,7 @@ static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 		unsigned n;
 		char tail;
 		if (sscanf(e->d_name, "%d.untrace%c", &pid, &tail) == 2 && tail == 'd') {
-			untraced(dirfd(d), e->d_name, pid, st);
+			untraced(note ? m : NULL, dirfd(d), e->d_name, pid, st);
 			continue;
 		}
 		if (sscanf(e->d_name, "%d.%u.bu%c", &pid, &n, &tail) == 3 && tail == 'f' &&
@@ -454,7 +478,7 @@ static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
 int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	scan_session(m, st);
+	scan_session(m, st, 0);
 	int rc = 0;
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
@@ -463,6 +487,10 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 		if (p->done)
 			add_stats(st, &p->s);
 	}
+	struct fxt_manager_stats again;	/* counted above: now said in the archive, after
+					 * every provider (their ids are all given) */
+	if (!rc && (st->untraced || st->shed))
+		scan_session(m, &again, 1);
 	if (!rc)
 		rc = fxt_out_flush(m->out);
 	st->bytes = m->out->bytes;
@@ -481,7 +509,7 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		return -ENOMEM;
 	int rc = fxt_out_start(o, fd);
 	struct fxt_manager_stats untraced = { 0 };
-	scan_session(m, &untraced);	/* buffers whose STARTED is not read yet */
+	scan_session(m, &untraced, 0);	/* buffers whose STARTED is not read yet */
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
 		if (p->done || p->refused || attach(m, p) < 0)

@@ -504,6 +504,30 @@ static void kept_account(struct fxt_saved *s, uint64_t end, uint64_t fallback_tp
 	s->st.span_ns = (uint64_t)((double)(end - start) * 1e9 / (double)tps);
 }
 
+int fxt_saver_untraced(struct fxt_out *o, uint32_t id, uint64_t tps, int first, uint64_t ts,
+		       int pid, const char *name, const char *why)
+{
+	uint64_t rec[512];
+	int n = 0;
+	if (first) {
+		n += fxt_provider_info_write(rec, id, "fxtrun", 6);
+		n += fxt_provider_section_write(rec + n, id);
+		n += fxt_init_write(rec + n, tps);
+	}
+	struct fxt_kobj k = { .obj_type = FXT_OBJ_TYPE_PROCESS, .koid = (uint64_t)pid,
+			      .name = fxt_str_inl(name, (uint32_t)strnlen(name, 200)) };
+	n += fxt_kobj_write(rec + n, &k);
+	struct fxt_warg arg = fxt_arg_string(fxt_str_inl("reason", 6),
+					     fxt_str_inl(why, (uint32_t)strnlen(why, 1000)));
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl((uint64_t)pid, (uint64_t)pid),
+					    fxt_str_inl("fxtauto", 7),
+					    fxt_str_inl("process not traced", 18), ts);
+	e.args = &arg;
+	e.nargs = 1;
+	n += fxt_event_write(rec + n, &e);
+	return emit(o, rec, (size_t)n * 8);
+}
+
 int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		     uint64_t fallback_tps)
 {

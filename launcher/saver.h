@@ -69,6 +69,14 @@ int fxt_out_flush(struct fxt_out *o);
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   uint64_t fallback_tps);
 
+/* A process that ran untraced (no buffer, or an exec without the preload), said in the archive
+ * in the section of provider `id` (the manager's own, past every process's id): with first,
+ * that provider's prologue ("fxtrun", ticks per second tps); then the process record of pid
+ * named `name` and an instant "process not traced" (category fxtauto, argument `reason`: why)
+ * at ts. Fails: -errno (the archive's write error). */
+int fxt_saver_untraced(struct fxt_out *o, uint32_t id, uint64_t tps, int first, uint64_t ts,
+		       int pid, const char *name, const char *why);
+
 /* Ends provider s: a last save (events stamped after cutoff or after the provider's stop left
  * out; cutoff 0: none; the durable records after a hole a killed writer left are saved too),
  * its dropped-records report (buffer-full event and count), and its final
