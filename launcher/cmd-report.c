@@ -179,14 +179,14 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 			return -ENOMEM;
 		return fxt_oncpu_switch(rp->oncpu, &rec->u.sched.out_thread,
 					rec->u.sched.out_state, &rec->u.sched.in_thread,
-					fxt_reader_ticks_to_ns(r, rec->u.sched.ts));
+					fxt_client_ns(r, rec->u.sched.ts));
 	default:
 		return 0;
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
-	if (rp->start_ns > fxt_reader_ticks_to_ns(r, rec->u.event.ts))
-		rp->start_ns = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	if (rp->start_ns > fxt_client_ns(r, rec->u.event.ts))
+		rp->start_ns = fxt_client_ns(r, rec->u.event.ts);
 	if ((rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
 		return fxt_prof_cut(rp->prof);
 	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
@@ -208,14 +208,14 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
 		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				     fxt_reader_ticks_to_ns(r, rec->u.event.ts),
-				     fxt_reader_ticks_to_ns(r, rec->u.event.end_ts));
+				     fxt_client_ns(r, rec->u.event.ts),
+				     fxt_client_ns(r, rec->u.event.end_ts));
 	case FXT_ET_DURATION_BEGIN:
 		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				      fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+				      fxt_client_ns(r, rec->u.event.ts));
 	default:
 		return fxt_prof_end(rp->prof, k, th->pid, th->tid,
-				    fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+				    fxt_client_ns(r, rec->u.event.ts));
 	}
 }
 
