@@ -166,9 +166,8 @@ static int note_loss(struct report *rp, const struct fxt_reader *r, const struct
 	if (fxt_record_dropped(rec, &n)) {
 		rp->dropped += n;
 	} else if (fxt_record_overwritten(rec, &n, &from)) {
-		uint64_t end = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
-		uint64_t kept = end - fxt_reader_ticks_to_ns(r, from < rec->u.event.ts ? from :
-								 rec->u.event.ts);
+		uint64_t end = fxt_client_ns(r, rec->u.event.ts);
+		uint64_t kept = end - fxt_client_ns(r, from < rec->u.event.ts ? from : rec->u.event.ts);
 		if (!rp->wrapped++ || kept < rp->kept_ns)
 			rp->kept_ns = kept;
 		rp->overwritten += n;
@@ -224,7 +223,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 			return -ENOMEM;
 		return fxt_oncpu_switch(rp->oncpu, &rec->u.sched.out_thread,
 					rec->u.sched.out_state, &rec->u.sched.in_thread,
-					fxt_reader_ticks_to_ns(r, rec->u.sched.ts));
+					fxt_client_ns(r, rec->u.sched.ts));
 	default:
 		return 0;
 	}
@@ -232,8 +231,8 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	th = &rec->u.event.thread;
 	if (et == FXT_ET_INSTANT && !rp->pass2)
 		return note_loss(rp, r, rec);
-	if (rp->start_ns > fxt_reader_ticks_to_ns(r, rec->u.event.ts))
-		rp->start_ns = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	if (rp->start_ns > fxt_client_ns(r, rec->u.event.ts))
+		rp->start_ns = fxt_client_ns(r, rec->u.event.ts);
 	if ((rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
 		return fxt_prof_cut(rp->prof);
 	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
@@ -255,14 +254,14 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
 		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				     fxt_reader_ticks_to_ns(r, rec->u.event.ts),
-				     fxt_reader_ticks_to_ns(r, rec->u.event.end_ts));
+				     fxt_client_ns(r, rec->u.event.ts),
+				     fxt_client_ns(r, rec->u.event.end_ts));
 	case FXT_ET_DURATION_BEGIN:
 		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				      fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+				      fxt_client_ns(r, rec->u.event.ts));
 	default:
 		return fxt_prof_end(rp->prof, k, th->pid, th->tid,
-				    fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+				    fxt_client_ns(r, rec->u.event.ts));
 	}
 }
 

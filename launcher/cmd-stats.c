@@ -97,7 +97,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 		p->dropped_records += lost;
 		st->dropped_records += lost;
 	} else if (rec->type == FXT_RT_EVENT) {
-		uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts), end = ts;
+		uint64_t ts = fxt_client_ns(r, rec->u.event.ts), end = ts;
 		struct thr *t = get(&st->thrs, rec->u.event.thread.pid, rec->u.event.thread.tid);
 		if (!t)
 			return -ENOMEM;
@@ -105,7 +105,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 		p->events++;
 		st->events[rec->u.event.event_type & 15]++;
 		if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)
-			end = fxt_reader_ticks_to_ns(r, rec->u.event.end_ts);
+			end = fxt_client_ns(r, rec->u.event.end_ts);
 		if (ts < st->first_ns)
 			st->first_ns = ts;
 		if (end > st->last_ns)

@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "common/clock.h"
 #include "common/proc.h"
@@ -52,11 +51,24 @@ struct fxt_manager {
 	size_t npending, pending_cap;
 	int reserve;		/* for accepting with no descriptor left (launcher/accept.h) */
 	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
-	uint64_t t0_tsc, t0_ns;
+	struct fxt_clock_pair t0;	/* the providers' clock and CLOCK_MONOTONIC at the start */
 	uint64_t saved, refused, impostors;
 	struct fxt_out *out;
 	int noted;		/* untraced processes said in the archive so far */
+	struct fxt_saver_clock clock;	/* saver_clock() */
 };
+
+/* The providers' clock and CLOCK_MONOTONIC now (TSC: fxt_tsc_pair(); else one read, exact). */
+static struct fxt_clock_pair clock_pair(const struct fxt_manager *m)
+{
+	struct fxt_clock_pair p;
+	uint64_t width;
+	if (m->tsc)
+		fxt_tsc_pair(&p.ticks, &p.ns, &width);
+	else
+		p.ticks = p.ns = fxt_mono_ns();
+	return p;
+}
 
 struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 {
@@ -72,18 +84,21 @@ struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 	m->listen_fd = listen_fd;
 	m->reserve = fxt_accept_reserve();
 	m->tsc = fxt_invariant_tsc();
-	m->t0_tsc = __rdtsc();
-	m->t0_ns = fxt_mono_ns();
+	m->t0 = clock_pair(m);
 	return m;
 }
-/* Ticks per second for a provider killed before it calibrated: the same clock it used,
- * calibrated by the manager over the session. */
-static uint64_t fallback_tps(const struct fxt_manager *m)
+
+/* The manager's readings for a provider that did not store its own clock (launcher/saver.h):
+ * the same clock it used, calibrated by the manager over the session. */
+static const struct fxt_saver_clock *saver_clock(struct fxt_manager *m)
 {
-	uint64_t ns = fxt_mono_ns() - m->t0_ns;
-	if (!m->tsc || ns < 1000000)
-		return 1000000000ULL;
-	return fxt_ticks_per_second(__rdtsc() - m->t0_tsc, ns);
+	struct fxt_saver_clock *c = &m->clock;
+	c->start = m->t0;
+	c->now = clock_pair(m);
+	uint64_t ns = c->now.ns - c->start.ns;
+	c->tps = !m->tsc || ns < 1000000 ? 1000000000ULL
+					 : fxt_ticks_per_second(c->now.ticks - c->start.ticks, ns);
+	return c;
 }
 
 /* The live provider of buffer file (pid, n). A finished one's file is deleted, so the name may
@@ -165,7 +180,7 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 	uint64_t before = m->out->bytes;
 	int rc = attach(m, p);
 	if (!rc)
-		rc = fxt_saver_save(m->out, &p->s, 0, fallback_tps(m));
+		rc = fxt_saver_save(m->out, &p->s, 0, saver_clock(m));
 	m->saved += m->out->bytes - before;
 	if (rc < 0 && !m->out->err)
 		return;	/* not saved: no BUFFER_SAVED; the provider stops waiting */
@@ -362,7 +377,7 @@ int fxt_manager_usage(struct fxt_manager *m, int pid, uint64_t *used, uint64_t *
  * Fails: -errno of the archive (the provider stays as it was). */
 static int finish(struct fxt_manager *m, struct provider *p)
 {
-	int rc = fxt_saver_finish(m->out, &p->s, 0, fallback_tps(m));
+	int rc = fxt_saver_finish(m->out, &p->s, 0, saver_clock(m));
 	if (rc < 0)
 		return rc;
 	munmap(p->map, p->size);
@@ -372,12 +387,6 @@ static int finish(struct fxt_manager *m, struct provider *p)
 	unlink(path);
 	p->done = 1;
 	return 0;
-}
-
-/* The manager's clock now, in the providers' ticks. */
-static uint64_t now_ticks(const struct fxt_manager *m)
-{
-	return m->tsc ? __rdtsc() : fxt_mono_ns();
 }
 
 /* A process that runs untraced (common/protocol.h, FXT_SESSION_UNTRACED_SUFFIX): counted, the
@@ -416,8 +425,8 @@ static void untraced(struct fxt_manager *m, int dir, const char *name, int pid,
 	const char *prog = what;
 	if (strchr(prog, '/'))	/* shed: the process is named after what it exec'd */
 		prog = strrchr(prog, '/') + 1;
-	if (fxt_saver_untraced(m->out, (uint32_t)m->np + 1, fallback_tps(m), !m->noted,
-			       now_ticks(m), pid, prog, why) == 0)
+	if (fxt_saver_untraced(m->out, (uint32_t)m->np + 1, saver_clock(m), !m->noted, pid, prog,
+			       why) == 0)
 		m->noted++;
 }
 
@@ -522,7 +531,7 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		if (!(f.chunks = calloc(f.layout.nchunks + 1, sizeof(*f.chunks))))
 			rc = -ENOMEM;
 		if (!rc)
-			rc = fxt_saver_finish(o, &f, cutoff, fallback_tps(m));
+			rc = fxt_saver_finish(o, &f, cutoff, saver_clock(m));
 		if (!rc)
 			add_stats(st, &f);
 		free(f.chunks);

@@ -184,7 +184,7 @@ int fxt_recover_file(const char *path, const char *out)
 	__atomic_store_n(&b.hdr->open_overflow, 1, __ATOMIC_RELEASE);
 	int measured = !h->ticks_per_second;
 	if (measured)
-		fxt_outfile_set_tps(&b, measure_tps());
+		fxt_outfile_set_tps(&b, measure_tps(), NULL);
 	uint64_t stop = h->stop_ticks;
 	/* Killed before its exit flush: its open calls and pending flows were never ended; the
 	 * archive says so (as a drop report, so readers excuse what is unpaired), and is marked

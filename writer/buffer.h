@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "writer/records.h"
+
 /*
  * Layout (all offsets from the start of the mapping, all little-endian, 8-byte aligned):
  *
@@ -31,7 +33,7 @@
  * sequence order (oneshot: sequence = index + 1).
  */
 #define FXT_BUF_MAGIC 0x3146554254584655ULL /* "UFXTBUF1" little-endian */
-#define FXT_BUF_VERSION 2u
+#define FXT_BUF_VERSION 3u
 #define FXT_BUF_HDR_SIZE 4096u
 #define FXT_BUF_MIN_CHUNK 256u		/* bytes; chunk sizes are multiples of 8 */
 #define FXT_BUF_DEFAULT_CHUNK 32768u
@@ -90,6 +92,10 @@ struct fxt_buf_hdr {
 	uint64_t start_ticks;		/* timestamp of buffer creation */
 	uint64_t stop_ticks;		/* 0, or when the writer stopped: events ending later were
 					 * written by threads still running then, and are left out */
+	/* The clock at the buffer's creation, stored before the buffer is shared (a manager that
+	 * finds it zero, reading a buffer not yet announced, uses a reading of its own), and a
+	 * later one stored with ticks_per_second ({0, 0} before): the archive's clock record. */
+	struct fxt_clock_pair clock_start, clock_end;
 
 	/* Bytes of the durable area handed out: fetch-add by the record size (bounded by
 	 * durable_size, 2^64 never reached). relaxed: the record's own header store (release)
