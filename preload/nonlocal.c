@@ -1,10 +1,11 @@
 /* Non-local exits. setjmp/_setjmp/__sigsetjmp are interposed by tail-jumping trampolines (the
  * real function sees its caller's exact context) that remember, per thread, how many frames were
  * open for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
- * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered,
- * and __cxa_begin_catch (a C++ catch, after an unwind that clang-built frames leave without exit
- * hooks), mark the thread instead: its next entry closes the frames below the new call's CFA,
- * found from its return address on the stack (stack.c). A jump out of a signal handler ends the
+ * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered
+ * marks the thread instead: its next entry closes the frames below the new call's CFA, found from
+ * its return address on the stack (stack.c). __cxa_begin_catch (a C++ catch, after an unwind that
+ * clang-built frames leave without exit hooks) marks it with the catching function's stack
+ * pointer: its next entry closes the frames below that. A jump out of a signal handler ends the
  * handler's tracing level (siglevel.c): at once for a remembered jmp_buf, else at the next hook
  * whose stack pointer lies outside the handler's stack region. */
 /* SPDX-License-Identifier: MIT */
@@ -65,14 +66,15 @@ TRAMPOLINE(setjmp);
 TRAMPOLINE(_setjmp);
 TRAMPOLINE(__sigsetjmp);
 
-/* Makes the thread's next entry hook run the CFA repair (stack.c); the fast path sees a NULL
- * limit. Nothing while inside the tracer (the guard's own use of limit). */
-static void mark(void)
+/* Makes the thread's next entry hook run the repair `how` (FXTP_NONLOCAL_SCAN or a catch's
+ * stack pointer: stack.c); the fast path sees a NULL limit. Nothing while inside the tracer
+ * (the guard's own use of limit). */
+static void mark(uintptr_t how)
 {
 	struct fxtp_thread *t = &fxtp_self;
 	if (!t->base || t->in_tracer)
 		return;
-	t->nonlocal = 1;
+	t->nonlocal = how;
 	if (t->siglevel)
 		t->sigjump = 1;	/* maybe out of the handler: its level pops at the next hook */
 	t->limit = NULL;
@@ -103,7 +105,7 @@ static void jumping(const void *env)
 		return;
 	}
 	fxtp_leave(t);
-	mark();
+	mark(FXTP_NONLOCAL_SCAN);
 }
 
 /* Resolves and calls a real jump function; they cannot fail, and libc always has them. */
@@ -154,9 +156,12 @@ static void *(*begin_catch(void))(void *)
 	return real;
 }
 
+/* Called by the catching function's landing pad: its CFA is that function's stack pointer at the
+ * call that threw, above every frame the unwind left and not above the catching function's
+ * own frame (nor those inlined into it), whatever alloca did in between. */
 FXTP_EXPORT void *__cxa_begin_catch(void *exc)
 {
-	mark();
+	mark((uintptr_t)__builtin_dwarf_cfa());
 	fxtp_real_init();
 	void *(*real)(void *) = begin_catch();
 	if (!real)
