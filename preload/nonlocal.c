@@ -23,10 +23,13 @@
 __attribute__((visibility("hidden"))) void *fxtp_real_setjmp, *fxtp_real__setjmp,
 	*fxtp_real___sigsetjmp;
 
-/* Called by the trampolines before the tail jump: remembers env with the current depth.
- * Resolves the real functions on first use. Never fails. */
+/* Called by the trampolines before the tail jump: remembers env with the depth of the frames
+ * still alive, those whose sp is not below sp (the caller's stack pointer at its call of the
+ * setjmp: every frame below it is dead, left by a jump or an unwind whose repair is pending
+ * until the next entry; kept, a later jump to env would keep them too). Resolves the real
+ * functions on first use. Never fails. */
 __attribute__((visibility("hidden"), no_instrument_function, used)) void
-fxtp_setjmp_note(const void *env)
+fxtp_setjmp_note(const void *env, uintptr_t sp)
 {
 	if (!fxtp_real___sigsetjmp) {
 		fxtp_real_setjmp = dlsym(RTLD_NEXT, "setjmp");
@@ -43,18 +46,24 @@ fxtp_setjmp_note(const void *env)
 			slot = i;
 	if (slot == t->jmps_next)
 		t->jmps_next = (t->jmps_next + 1) % FXTP_JMPS;
-	t->jmps[slot].depth = (size_t)(t->top - t->base);
+	size_t depth = (size_t)(t->top - t->base);
+	if (sp >= t->stack_lo && sp < t->stack_hi)	/* else an alternate stack: no order */
+		while (depth && t->base[depth - 1].sp < sp)
+			depth--;
+	t->jmps[slot].depth = depth;
 	t->jmps[slot].level = t->siglevel;
 	t->jmps[slot].env = env;
 }
 
-/* Each trampoline keeps the argument registers, calls the note with a 16-byte aligned stack,
- * restores them and jumps to the real function: no frame of ours stays between. */
+/* Each trampoline keeps the argument registers, calls the note (env, the caller's stack pointer
+ * at its call) with a 16-byte aligned stack, restores them and jumps to the real function: no
+ * frame of ours stays between. */
 #define TRAMPOLINE(name)                                                                        \
 	__asm__(".globl " #name "\n"                                                            \
 		".type " #name ", @function\n" #name ":\n"                                      \
 		"	push %rdi\n"                                                            \
 		"	push %rsi\n"                                                            \
+		"	lea 24(%rsp), %rsi\n"                                                   \
 		"	sub $8, %rsp\n"                                                         \
 		"	call fxtp_setjmp_note\n"                                                \
 		"	add $8, %rsp\n"                                                         \
