@@ -1,6 +1,6 @@
 /* Non-local exits. setjmp/_setjmp/__sigsetjmp are interposed by tail-jumping trampolines (the
  * real function sees its caller's exact context) that remember, per thread, how many frames were
- * open for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
+ * alive for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
  * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered
  * marks the thread instead: its next entry closes the frames below the new call's CFA, found from
  * its return address on the stack (stack.c). __cxa_begin_catch (a C++ catch, after an unwind that
