@@ -17,7 +17,8 @@
  * quarter full (or 100 ms pass), runs with every signal blocked and the guard held, is created
  * before the events (so its own switches are not recorded), and writes with its own chunk
  * writer. Ring overflow (PERF_RECORD_LOST) is counted as dropped records. A fork child starts
- * over (atfork); the exit flush drains what is left (fxtp_sched_stop); a registered process's
+ * over (atfork: the parent's rings are not mapped in it, so they are closed, never unmapped);
+ * the exit flush drains what is left (fxtp_sched_stop); a registered process's
  * STOP drains and pauses them, its next START resumes them into the new buffer. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -148,10 +149,11 @@ static int map_ring(struct ring *r, unsigned pages)
 	return -1;
 }
 
-static void close_rings(void)
+/* Closes every ring's event; unmaps the rings when `mapped` (they are this process's). */
+static void drop_rings(int mapped)
 {
 	for (int i = 0; S.rings && i < S.ncpu; i++) {
-		if (S.rings[i].pg)
+		if (S.rings[i].pg && mapped)
 			munmap(S.rings[i].pg, S.rings[i].map_size);
 		fxtp_fd_close(&S.rings[i].fd);
 	}
@@ -187,7 +189,7 @@ static int open_rings(int clockid)
 		got++;
 	}
 	if (!got) {
-		close_rings();
+		drop_rings(1);
 		return -(err ? err : ENODEV);
 	}
 	return 0;
@@ -421,7 +423,7 @@ static void start(void)
 	} else {
 		rc = open_rings(-1);
 		if (rc == 0 && !(S.use_tsc_conv = tsc_conversion(first_ring()->pg))) {
-			close_rings();
+			drop_rings(1);
 			rc = open_rings(CLOCK_MONOTONIC);
 		}
 	}
@@ -456,7 +458,11 @@ void fxtp_sched_fork_child(void)
 	if (!fxtp_settings.sched || !fxtp_running())
 		return;
 	int saved = errno;
-	close_rings();
+	/* The parent's rings: their descriptors are inherited, their mappings are not (perf's
+	 * mmap is VM_DONTCOPY). Their addresses are free here, and the child's own buffer, mapped
+	 * just before (fork.c), may already lie over them: unmapping them would cut holes in it
+	 * (its writers then wrote into the rings mapped next, or died of SIGBUS). */
+	drop_rings(0);
 	fxtp_fd_close(&S.efd);
 	fxtp_fd_close(&S.epfd);
 	S.on = 0;
