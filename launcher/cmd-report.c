@@ -71,7 +71,7 @@ static const char usage[] =
 	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
 	"functions, and a caller's self time excludes them as it excludes its callees.\n"
-	"With context switch records (fxtrun --sched, FXT_SCHED=1): self is\n"
+	"With context switch records (recorded by default where perf_event allows): self is\n"
 	"on-CPU time, on-cpu and off-cpu (total minus on-cpu) columns per function, rows\n"
 	"[preempted] and [blocked] with each thread's time off CPU, and per lock object the\n"
 	"time its waiters were blocked off CPU.\n"
