@@ -503,8 +503,7 @@ static void end_recording(uint32_t was, int from_signal, int final)
 	/* Whether the image has calls or events of its own (samples and context switches aside: a
 	 * wrapper waiting for its child is switched out too): one that has none (a shell or
 	 * wrapper) leaves its name to one that has (finish_standalone). */
-	fxtp.recorded = __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE) >
-				fxtp_sched_chunks() ||
+	fxtp.recorded = fxtp_sched_others(fxtp.buf.hdr, from_signal) ||
 			(self->base && self->top != self->base);
 	if (from_signal)
 		fxtp_sample_stop();

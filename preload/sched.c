@@ -513,9 +513,15 @@ void fxtp_sched_pause(void)
 	errno = saved;
 }
 
-uint64_t fxtp_sched_chunks(void)
+uint64_t fxtp_sched_others(const struct fxt_buf_hdr *h, int from_signal)
 {
-	return __atomic_load_n(&S.chunks, __ATOMIC_RELAXED);
+	int locked = S.on && (from_signal ? pthread_mutex_trylock(&S.lock) == 0
+					  : pthread_mutex_lock(&S.lock) == 0);
+	uint64_t mine = __atomic_load_n(&S.chunks, __ATOMIC_ACQUIRE);
+	uint64_t taken = __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
+	if (locked)
+		pthread_mutex_unlock(&S.lock);
+	return taken > mine ? taken - mine : 0;
 }
 
 void fxtp_sched_stop(int from_signal)
