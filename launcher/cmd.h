@@ -11,6 +11,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_manager(int argc, char **argv);
