@@ -276,6 +276,19 @@ void fxt_client_close(struct fxt_client_result *res);
 const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,
 			       size_t len);
 
+/* ---- log mirrors (logmirror.c): the `log` instant beside a log record, shown once ---- */
+struct fxt_logs {
+	struct ctab last;	/* per thread: its latest log record */
+};
+/* Returns 0 or -ENOMEM. */
+int fxt_logs_init(struct fxt_logs *l);
+void fxt_logs_free(struct fxt_logs *l);
+/* A log record (views kept: the reader stays open). Returns 0 or -ENOMEM. */
+int fxt_logs_note(struct fxt_logs *l, const struct fxt_record *rec);
+/* Whether event rec is the mirror of its thread's latest log record (each matches once).
+ * Fails: never. */
+int fxt_logs_mirror(struct fxt_logs *l, const struct fxt_record *rec);
+
 /* ---- replay (replay.c): per thread, calls in start order, indented, with events in place ----
  * Each thread's lines are printed under a "== process P (name), thread T (name) ==" header:
  *   TIME DURATION [ON-CPU] | INDENT [^ ][KIND ][CATEGORY:]NAME[ #ID][ ARG=VALUE...]

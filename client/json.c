@@ -35,12 +35,13 @@ struct uobj {
 struct open_args {
 	struct ckey key; /* a = pid, b = tid */
 	struct fxt_arg *args;
-	uint8_t *counts;
-	uint64_t *begins;	/* each begin's time (ns), bit 63 set when it was not written */
+	struct opened {
+		uint64_t begin;		/* ns */
+		struct fxt_sv name, cat;
+		uint8_t nargs;		/* its arguments: the last ones of args */
+	} *frames;
 	uint32_t nargs, cargs, depth, cdepth;
 };
-
-#define NOT_WRITTEN (1ull << 63)
 
 /* A cut call (or one starting at the window's start), written at the end. */
 struct late {
@@ -71,7 +72,7 @@ struct fxt_json {
 	int err, started;
 	uint64_t events;
 	struct ctab uobjs, open, knames, sw;
-	struct fxt_record last_log; /* type FXT_RT_LOG when the previous record was a log record */
+	struct fxt_logs logs;	/* log records, so that their mirror instants are left out */
 	struct fxt_koids last;	/* thread of the last event and its rendered pid/tid */
 	char where[64];
 	size_t where_len;
@@ -86,40 +87,17 @@ struct fxt_json {
 
 int fxt_json_new(struct fxt_json **out, FILE *f)
 {
-	struct fxt_json *j = malloc(sizeof(*j));
+	struct fxt_json *j = calloc(1, sizeof(*j));	/* every table empty, no selection */
 
 	if (!j)
 		return -ENOMEM;
 	j->f = f;
-	j->pos = 0;
-	j->err = 0;
-	j->started = 0;
-	j->where_len = 0;
-	j->last = (struct fxt_koids){ 0, 0 };
-	j->events = 0;
-	j->sel = NULL;
-	j->late = NULL;
-	j->nlate = j->clate = 0;
-	j->capture.s = NULL;
-	j->capture.n = j->capture.cap = 0;
-	j->capturing = 0;
-	if (ctab_init(&j->uobjs, sizeof(struct uobj))) {
-		free(j);
+	if (ctab_init(&j->uobjs, sizeof(struct uobj)) || ctab_init(&j->open, sizeof(struct open_args)) ||
+	    ctab_init(&j->knames, sizeof(struct kname)) || ctab_init(&j->sw, sizeof(struct swstate)) ||
+	    fxt_logs_init(&j->logs)) {
+		fxt_json_free(j);
 		return -ENOMEM;
 	}
-	if (ctab_init(&j->open, sizeof(struct open_args))) {
-		ctab_free(&j->uobjs);
-		free(j);
-		return -ENOMEM;
-	}
-	if (ctab_init(&j->knames, sizeof(struct kname)) || ctab_init(&j->sw, sizeof(struct swstate))) {
-		ctab_free(&j->knames);
-		ctab_free(&j->open);
-		ctab_free(&j->uobjs);
-		free(j);
-		return -ENOMEM;
-	}
-	j->last_log.type = FXT_RT_METADATA;
 	*out = j;
 	return 0;
 }
@@ -131,8 +109,7 @@ void fxt_json_free(struct fxt_json *j)
 	for (uint32_t i = 0; i < j->open.n; i++) {
 		struct open_args *o = ctab_at(&j->open, i);
 		free(o->args);
-		free(o->counts);
-		free(o->begins);
+		free(o->frames);
 	}
 	for (size_t i = 0; i < j->nlate; i++)
 		free(j->late[i].text);
@@ -142,6 +119,7 @@ void fxt_json_free(struct fxt_json *j)
 	ctab_free(&j->uobjs);
 	ctab_free(&j->knames);
 	ctab_free(&j->sw);
+	fxt_logs_free(&j->logs);
 	free(j);
 }
 
@@ -378,11 +356,13 @@ static void put_value(struct fxt_json *j, uint64_t pid, const struct fxt_arg *a)
 	}
 }
 
-/* Writes ,"args":{...} with the arguments kept by want (all when want is NULL) and the member
- * extra ("name":value, or NULL). */
+/* Writes ,"args":{...} with the arguments of rec kept by want (all when want is NULL), those
+ * of more (NULL: none) and the member extra ("name":value, or NULL). */
 static void put_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t pid,
-		     int (*want)(const struct fxt_arg *), const char *extra)
+		     int (*want)(const struct fxt_arg *), const struct fxt_record *more,
+		     const char *extra)
 {
+	unsigned n = rec->nargs + (more ? more->nargs : 0);
 	int first = 1;
 
 	if (extra) {
@@ -390,8 +370,8 @@ static void put_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t 
 		put(j, extra, strlen(extra));
 		first = 0;
 	}
-	for (unsigned i = 0; i < rec->nargs; i++) {
-		const struct fxt_arg *a = &rec->args[i];
+	for (unsigned i = 0; i < n; i++) {
+		const struct fxt_arg *a = i < rec->nargs ? &rec->args[i] : &more->args[i - rec->nargs];
 		if (want && !want(a))
 			continue;
 		if (first)
@@ -461,7 +441,7 @@ static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids
 }
 
 /* Begin: keeps a copy of its arguments on the thread's stack, with its time (ns) or-ed with
- * NOT_WRITTEN when it was left out. */
+ * name and category. */
 static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t begin)
 {
 	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
@@ -473,14 +453,10 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t 
 	o = ctab_at(&j->open, (uint32_t)i);
 	if (o->depth == o->cdepth) {
 		uint32_t nc = o->cdepth ? o->cdepth * 2 : 16;
-		uint8_t *c = realloc(o->counts, nc);
-		uint64_t *b;
-		if (!c)
+		struct opened *f = realloc(o->frames, nc * sizeof(*f));
+		if (!f)
 			return -ENOMEM;
-		o->counts = c;
-		if (!(b = realloc(o->begins, nc * sizeof(*b))))
-			return -ENOMEM;
-		o->begins = b;
+		o->frames = f;
 		o->cdepth = nc;
 	}
 	if (o->nargs + rec->nargs > o->cargs) {
@@ -494,13 +470,13 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t 
 	if (rec->nargs)
 		memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
 	o->nargs += rec->nargs;
-	o->begins[o->depth] = begin;
-	o->counts[o->depth++] = (uint8_t)rec->nargs;
+	o->frames[o->depth++] = (struct opened){ begin, rec->u.event.name, rec->u.event.category,
+						 (uint8_t)rec->nargs };
 	return 0;
 }
 
-/* End: the arguments of the matching begin (none when there was no begin). Returns what
- * push_args() kept of the begin's time, UINT64_MAX without a begin. */
+/* End: the arguments of the matching begin (none when there was no begin). Returns the
+ * begin's time (ns), UINT64_MAX without a begin. */
 static uint64_t pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fxt_record *out)
 {
 	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
@@ -510,11 +486,11 @@ static uint64_t pop_args(struct fxt_json *j, const struct fxt_record *rec, struc
 	out->nargs = 0;
 	if (!o || !o->depth)
 		return UINT64_MAX;
-	out->nargs = o->counts[--o->depth];
+	out->nargs = o->frames[--o->depth].nargs;
 	o->nargs -= out->nargs;
 	if (out->nargs)
 		memcpy(out->args, o->args + o->nargs, out->nargs * sizeof(*o->args));
-	return o->begins[o->depth];
+	return o->frames[o->depth].begin;
 }
 
 /* The "clipped" argument of a call cut at the window's start, end or both (NULL: not cut). */
@@ -587,42 +563,31 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 	uint64_t uncut = ts;	/* a call's end before the cut */
 	int (*want)(const struct fxt_arg *) = NULL;
 	const char *clip = NULL;
-	int keep = 0, in;
+	char ph_out = 0;	/* 'X' for a begin/end pair written as one call */
+	int keep = 0;
 
 	if (et >= sizeof(ph) || (sel && !fxt_sel_thread(sel, k->pid, k->tid)))
 		return 0;
 	switch (et) {
 	case FXT_ET_DURATION_BEGIN:
-		in = !sel || fxt_sel_point(sel, ts);
-		if (push_args(j, rec, ts | (in ? 0 : NOT_WRITTEN)) < 0)
+		if (push_args(j, rec, ts) < 0)
 			return -ENOMEM;
-		if (!in)
-			return 0;
+		if (sel)
+			return 0;	/* in a window: one X when it ends (or at the end) */
 		break;
 	case FXT_ET_DURATION_END:
 		begun = pop_args(j, rec, &j->scratch);
 		if (!sel)
 			break;
-		if (begun == UINT64_MAX || !(begun & NOT_WRITTEN)) {	/* begun in the window */
-			if (begun == UINT64_MAX && ts < sel->from_ns)
-				return 0;
-			clip = clip_arg(0, ts > sel->to_ns);
-		} else {
-			begun &= ~NOT_WRITTEN;
-			if (begun > sel->to_ns || ts < sel->from_ns)
-				return 0;
-			/* begun before the window: its begin at the window's start */
-			begin_event(j, rec->u.event.name, rec->u.event.category, 'B');
-			put_where(j, sel->from_ns, k);
-			put_args(j, &j->scratch, k->pid, NULL, clip_arg(1, 0));
-			PUTS(j, "}");
-			clip = clip_arg(1, ts > sel->to_ns);
-		}
-		if (ts > sel->to_ns)
-			ts = sel->to_ns;
-		break;
+		if (begun == UINT64_MAX)
+			return 0;	/* no begin: nothing to place */
+		ph_out = 'X';
+		start = ts = begun;
+		end = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+		goto call;
 	case FXT_ET_DURATION_COMPLETE:
 		end = fxt_reader_ticks_to_ns(r, rec->u.event.end_ts);
+	call:
 		if (end < ts)
 			end = ts;
 		uncut = end;
@@ -641,7 +606,7 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 	}
 	if (keep)
 		capture_start(j);
-	begin_event(j, rec->u.event.name, rec->u.event.category, ph[et]);
+	begin_event(j, rec->u.event.name, rec->u.event.category, ph_out ? ph_out : ph[et]);
 	put_where(j, ts, k);
 	switch (et) {
 	case FXT_ET_INSTANT:
@@ -657,9 +622,12 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 		}
 		want = want_series;
 		break;
+	case FXT_ET_DURATION_END:	/* in a window, a begin/end pair is one call */
 	case FXT_ET_DURATION_COMPLETE:
-		PUTS(j, ",\"dur\":");
-		put_us(j, end - ts);
+		if (et == FXT_ET_DURATION_COMPLETE || ph_out) {
+			PUTS(j, ",\"dur\":");
+			put_us(j, end - ts);
+		}
 		break;
 	case FXT_ET_FLOW_STEP:
 	case FXT_ET_FLOW_END:
@@ -673,30 +641,14 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 		put_hex(j, rec->u.event.id);
 		break;
 	}
-	if (et == FXT_ET_DURATION_END && !rec->nargs)
-		put_args(j, &j->scratch, k->pid, NULL, clip);
+	if (ph_out)	/* the begin's arguments, then the end's */
+		put_args(j, &j->scratch, k->pid, NULL, rec, clip);
+	else if (et == FXT_ET_DURATION_END && !rec->nargs)
+		put_args(j, &j->scratch, k->pid, NULL, NULL, clip);
 	else
-		put_args(j, rec, k->pid, want, clip);
+		put_args(j, rec, k->pid, want, NULL, clip);
 	PUTS(j, "}");
 	return keep ? capture_end(j, k, ts, end - ts, start, uncut) : 0;
-}
-
-/* 1 when rec is the `log` instant an FXT writer adds after a log record for viewers that show
- * only events (same thread, time and message as the log record just before it). */
-static int is_log_mirror(const struct fxt_json *j, const struct fxt_record *rec)
-{
-	const struct fxt_record *l = &j->last_log;
-
-	if (l->type != FXT_RT_LOG || rec->u.event.event_type != FXT_ET_INSTANT ||
-	    !sv_eq(rec->u.event.category, (struct fxt_sv){ "log", 3 }) ||
-	    rec->u.event.ts != l->u.log.ts || rec->u.event.thread.pid != l->u.log.thread.pid ||
-	    rec->u.event.thread.tid != l->u.log.thread.tid)
-		return 0;
-	for (unsigned i = 0; i < rec->nargs; i++)
-		if (rec->args[i].type == FXT_AT_STRING &&
-		    sv_eq(rec->args[i].name, (struct fxt_sv){ "message", 7 }))
-			return sv_eq(rec->args[i].v.str, l->u.log.msg);
-	return 0;
 }
 
 /* Returns 0, or -ENOMEM. */
@@ -941,7 +893,7 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	switch (rec->type) {
 	case FXT_RT_EVENT: {
-		int rc = is_log_mirror(j, rec) ? 0 : event(j, r, rec);
+		int rc = fxt_logs_mirror(&j->logs, rec) ? 0 : event(j, r, rec);
 		if (rc < 0)
 			return rc;
 		break;
@@ -955,10 +907,10 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 			return -ENOMEM;
 		break;
 	case FXT_RT_LOG:
+		if (fxt_logs_note(&j->logs, rec) < 0)
+			return -ENOMEM;
 		log_record(j, r, rec);
-		j->last_log.type = FXT_RT_LOG;
-		j->last_log.u.log = rec->u.log;
-		return j->err;
+		break;
 	case FXT_RT_USERSPACE_OBJECT: {
 		struct ckey k = { rec->u.uobj.process_koid, rec->u.uobj.pointer, { "", 0 } };
 		int64_t i = ctab_get(&j->uobjs, &k, 1);
@@ -968,14 +920,52 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 		break;
 	}
 	}
-	j->last_log.type = FXT_RT_METADATA;
 	return j->err;
+}
+
+/* In a window: the begins never ended, as calls cut at the window's end (kept late) or, without
+ * an end, as begins (outermost first: before the late calls of their start). Returns 0 or
+ * -ENOMEM. */
+static int never_ended(struct fxt_json *j)
+{
+	const struct fxt_sel *sel = j->sel;
+
+	for (uint32_t i = 0; i < j->open.n; i++) {
+		struct open_args *o = ctab_at(&j->open, i);
+		struct fxt_koids k = { o->key.a, o->key.b };
+		uint32_t at = 0;
+		for (uint32_t d = 0; d < o->depth; at += o->frames[d++].nargs) {
+			const struct opened *f = &o->frames[d];
+			uint64_t ts = f->begin < sel->from_ns ? sel->from_ns : f->begin;
+			if (f->begin > sel->to_ns)
+				continue;
+			j->scratch.nargs = f->nargs;
+			memcpy(j->scratch.args, o->args + at, f->nargs * sizeof(*o->args));
+			if (sel->until.set)
+				capture_start(j);
+			begin_event(j, f->name, f->cat, sel->until.set ? 'X' : 'B');
+			put_where(j, ts, &k);
+			if (sel->until.set) {
+				PUTS(j, ",\"dur\":");
+				put_us(j, sel->to_ns - ts);
+			}
+			put_args(j, &j->scratch, k.pid, NULL, NULL,
+				 clip_arg(f->begin < sel->from_ns, sel->until.set));
+			PUTS(j, "}");
+			if (sel->until.set &&
+			    capture_end(j, &k, ts, sel->to_ns - ts, f->begin, UINT64_MAX) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 int fxt_json_finish(struct fxt_json *j)
 {
 	if (!j->started++)
 		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	if (j->sel && never_ended(j) < 0)
+		return -ENOMEM;
 	if (j->nlate > 1)
 		qsort(j->late, j->nlate, sizeof(*j->late), late_cmp);
 	for (size_t i = 0; i < j->nlate; i++) {

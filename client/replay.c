@@ -80,7 +80,7 @@ struct fxt_replay {
 	uint64_t waiting;	/* events waiting in all threads */
 	struct fxt_oncpu *oncpu;	/* context switches, or NULL when none were read */
 	int oncpu_stale;	/* switches read since the last build */
-	struct fxt_record last_log;	/* type FXT_RT_LOG when the previous record was a log */
+	struct fxt_logs logs;	/* log records, so that their mirror instants are left out */
 	struct fxt_replay_stats st;
 	struct { const char *s; uint32_t len; int match; } cache[NAME_CACHE];
 	struct {	/* the walk's stack of enclosing calls */
@@ -101,7 +101,8 @@ int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FIL
 	if (!p->o.hold)
 		p->o.hold = FXT_REPLAY_HOLD;
 	p->f = f;
-	if (ctab_init(&p->thrs, sizeof(struct rthr)) || ctab_init(&p->names, sizeof(struct named))) {
+	if (ctab_init(&p->thrs, sizeof(struct rthr)) || ctab_init(&p->names, sizeof(struct named)) ||
+	    fxt_logs_init(&p->logs)) {
 		fxt_replay_free(p);
 		return -ENOMEM;
 	}
@@ -123,6 +124,7 @@ void fxt_replay_free(struct fxt_replay *p)
 	}
 	ctab_free(&p->thrs);
 	ctab_free(&p->names);
+	fxt_logs_free(&p->logs);
 	fxt_oncpu_free(p->oncpu);
 	free(p->stack);
 	free(p);
@@ -135,14 +137,15 @@ const struct fxt_replay_stats *fxt_replay_stats(const struct fxt_replay *p)
 
 /* ---- text of a line ---- */
 
-/* Appends sv to buf[*at..len) with C escapes (quoted when quote). */
+/* Appends sv to buf[*at..len) with C escapes for control characters (quoted, with '"' and '\\'
+ * escaped too, when quote): one line whatever the bytes. */
 static void put_sv(char *buf, size_t len, size_t *at, struct fxt_sv sv, int quote)
 {
 	if (quote && *at + 1 < len)
 		buf[(*at)++] = '"';
 	for (uint32_t i = 0; i < sv.len && *at + 5 < len; i++) {
 		unsigned char c = (unsigned char)sv.s[i];
-		if (c == '"' || c == '\\')
+		if (quote && (c == '"' || c == '\\'))
 			*at += (size_t)snprintf(buf + *at, len - *at, "\\%c", c);
 		else if (c < 0x20 || c == 0x7f)
 			*at += (size_t)snprintf(buf + *at, len - *at, "\\x%02x", c);
@@ -283,6 +286,7 @@ static void print_line(struct fxt_replay *p, const struct rthr *t, const struct 
 {
 	char ts[32], dur[32] = "", cpu[32] = "";
 	const char *tail = e->tail ? t->text + e->tail - 1 : "";
+	size_t at = 0;
 
 	fxt_time_fmt_stamp(ts, sizeof(ts), e->start);
 	if (e->kind == L_CALL && e->end == UINT64_MAX)
@@ -296,9 +300,13 @@ static void print_line(struct fxt_replay *p, const struct rthr *t, const struct 
 	else
 		fprintf(p->f, "%15s %10s | ", ts, dur);
 	fprintf(p->f, "%*s%s%s", (int)(2 * depth), "", e->late ? "^ " : "", line_words[e->kind]);
-	if (e->cat.len)
-		fprintf(p->f, "%.*s:", (int)e->cat.len, e->cat.s);
-	fprintf(p->f, "%.*s%s\n", (int)e->name.len, e->name.s, tail);
+	if (e->cat.len) {
+		put_sv(p->scratch, sizeof(p->scratch), &at, e->cat, 0);
+		fprintf(p->f, "%s:", p->scratch);
+		at = 0;
+	}
+	put_sv(p->scratch, sizeof(p->scratch), &at, e->name, 0);
+	fprintf(p->f, "%s%s\n", p->scratch, tail);
 	p->st.lines++;
 }
 
@@ -471,24 +479,6 @@ static int64_t tail_of(struct fxt_replay *p, struct rthr *t, const struct fxt_re
 	return keep_text(t, p->scratch);
 }
 
-/* Whether rec is the `log` instant that follows a log record for viewers that show only events
- * (same thread, time and message): the log line is printed once. */
-static int is_log_mirror(const struct fxt_replay *p, const struct fxt_record *rec)
-{
-	const struct fxt_record *l = &p->last_log;
-
-	if (l->type != FXT_RT_LOG || rec->u.event.event_type != FXT_ET_INSTANT ||
-	    !sv_eq(rec->u.event.category, (struct fxt_sv){ "log", 3 }) ||
-	    rec->u.event.ts != l->u.log.ts || rec->u.event.thread.pid != l->u.log.thread.pid ||
-	    rec->u.event.thread.tid != l->u.log.thread.tid)
-		return 0;
-	for (unsigned i = 0; i < rec->nargs; i++)
-		if (rec->args[i].type == FXT_AT_STRING &&
-		    sv_eq(rec->args[i].name, (struct fxt_sv){ "message", 7 }))
-			return sv_eq(rec->args[i].v.str, l->u.log.msg);
-	return 0;
-}
-
 /* A begin event: waits for its end. Returns 0 or -ENOMEM. */
 static int begin(struct fxt_replay *p, struct rthr *t, const struct fxt_record *rec, uint64_t ts)
 {
@@ -556,7 +546,7 @@ static int event(struct fxt_replay *p, const struct fxt_reader *r, const struct 
 	int64_t tail;
 
 	if (et > FXT_ET_FLOW_END || (sel && !fxt_sel_thread(sel, th->pid, th->tid)) ||
-	    is_log_mirror(p, rec))
+	    fxt_logs_mirror(&p->logs, rec))
 		return 0;
 	if (!(t = thread_get(p, th->pid, th->tid)))
 		return -ENOMEM;
@@ -620,10 +610,10 @@ int fxt_replay_record(struct fxt_replay *p, const struct fxt_reader *r,
 		rc = event(p, r, rec);
 		break;
 	case FXT_RT_LOG:
-		rc = log_line(p, r, rec);
-		p->last_log.type = FXT_RT_LOG;
-		p->last_log.u.log = rec->u.log;
-		return rc;
+		rc = fxt_logs_note(&p->logs, rec);
+		if (!rc)
+			rc = log_line(p, r, rec);
+		break;
 	case FXT_RT_KERNEL_OBJECT:
 		k.a = rec->u.kobj.obj_type;
 		k.b = rec->u.kobj.koid;
@@ -642,7 +632,6 @@ int fxt_replay_record(struct fxt_replay *p, const struct fxt_reader *r,
 				      fxt_reader_ticks_to_ns(r, rec->u.sched.ts));
 		break;
 	}
-	p->last_log.type = FXT_RT_METADATA;
 	return rc;
 }
 
