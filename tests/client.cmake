@@ -42,7 +42,7 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/examples.sh
 		${client_work} $<TARGET_FILE:c-demo> $<TARGET_FILE:cpp-demo>
 		$<TARGET_FILE:client-calls-work>@300000,3)
-	set_tests_properties(client-examples PROPERTIES LABELS "client;nosan" TIMEOUT 180)
+	set_tests_properties(client-examples PROPERTIES LABELS "client;nosan" TIMEOUT 300)
 	# fxt replay on archives traced from c-demo and tests/progs (api.cmake, locks.cmake,
 	# sched.cmake build them; generator expressions need no order)
 	if(BATS)
