@@ -281,12 +281,26 @@ static void print_header(struct fxt_replay *p, const struct rthr *t)
 		fprintf(p->f, "%15s %10s | %s\n", "time (s)", "duration", "call");
 }
 
+/* Appends s to the line buf[*at..len), right-aligned in width columns. */
+static void put_col(char *buf, size_t len, size_t *at, const char *s, size_t width)
+{
+	size_t n = strlen(s), pad = n < width ? width - n : 0;
+
+	if (*at + pad + n + 1 >= len)
+		return;
+	memset(buf + *at, ' ', pad);
+	memcpy(buf + *at + pad, s, n);
+	*at += pad + n;
+}
+
+/* One line (struct fxt_replay's comment in client.h), made in p->scratch: one write. */
 static void print_line(struct fxt_replay *p, const struct rthr *t, const struct pend *e,
 		       unsigned depth)
 {
 	char ts[32], dur[32] = "", cpu[32] = "";
 	const char *tail = e->tail ? t->text + e->tail - 1 : "";
-	size_t at = 0;
+	char *b = p->scratch;
+	size_t len = sizeof(p->scratch), at = 0, n;
 
 	fxt_time_fmt_stamp(ts, sizeof(ts), e->start);
 	if (e->kind == L_CALL && e->end == UINT64_MAX)
@@ -295,18 +309,28 @@ static void print_line(struct fxt_replay *p, const struct rthr *t, const struct 
 		fxt_time_fmt(dur, sizeof(dur), e->end - e->start);
 	if (p->oncpu && e->kind == L_CALL && e->end != UINT64_MAX)
 		fxt_time_fmt(cpu, sizeof(cpu), fxt_oncpu_time(p->oncpu, t->key.b, e->start, e->end));
+	put_col(b, len, &at, ts, 15);
+	put_col(b, len, &at, dur, 11);
 	if (p->oncpu)
-		fprintf(p->f, "%15s %10s %10s | ", ts, dur, cpu);
-	else
-		fprintf(p->f, "%15s %10s | ", ts, dur);
-	fprintf(p->f, "%*s%s%s", (int)(2 * depth), "", e->late ? "^ " : "", line_words[e->kind]);
+		put_col(b, len, &at, cpu, 11);
+	put_col(b, len, &at, " | ", 0);
+	n = 2 * (size_t)depth < len / 2 ? 2 * (size_t)depth : len / 2;
+	memset(b + at, ' ', n);
+	at += n;
+	put_col(b, len, &at, e->late ? "^ " : "", 0);
+	put_col(b, len, &at, line_words[e->kind], 0);
 	if (e->cat.len) {
-		put_sv(p->scratch, sizeof(p->scratch), &at, e->cat, 0);
-		fprintf(p->f, "%s:", p->scratch);
-		at = 0;
+		put_sv(b, len - 1, &at, e->cat, 0);
+		put_col(b, len, &at, ":", 0);
 	}
-	put_sv(p->scratch, sizeof(p->scratch), &at, e->name, 0);
-	fprintf(p->f, "%s%s\n", p->scratch, tail);
+	put_sv(b, len - 1, &at, e->name, 0);
+	n = strlen(tail);
+	if (at + n + 1 < len) {
+		memcpy(b + at, tail, n);
+		at += n;
+	}
+	b[at++] = '\n';
+	fwrite(b, 1, at, p->f);
 	p->st.lines++;
 }
 

@@ -1,7 +1,8 @@
 /* Time values for the client commands: parsing "10ms"-style durations and "12.5 s"-style stamps
  * exactly (decimal digits, no floating point: a stamp of a machine up for months keeps its
  * nanoseconds), printing durations in the unit that reads best and stamps in seconds with
- * nanoseconds. Pure functions, thread-safe. */
+ * nanoseconds (in integers where that prints the same: fxt replay prints millions). Pure
+ * functions, thread-safe. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <inttypes.h>
@@ -61,13 +62,40 @@ int fxt_time_parse(const char *s, uint64_t *ns)
 	return fxt_time_parse_in(s, 1, ns);
 }
 
+/* Writes v's decimal digits at the end of [buf, end), at least min of them. Returns where they
+ * begin. */
+static char *digits(char *end, uint64_t v, int min)
+{
+	for (int n = 0; n < min || v; n++) {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return end;
+}
+
+/* Writes [from, to) into buf (len > 0), cut to fit, NUL-terminated. Returns buf. */
+static char *put(char *buf, size_t len, const char *from, const char *to)
+{
+	size_t n = (size_t)(to - from) < len ? (size_t)(to - from) : len - 1;
+
+	memcpy(buf, from, n);
+	buf[n] = 0;
+	return buf;
+}
+
 char *fxt_time_fmt(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3f us", ns / 1e3);
-	else if (ns < 1000000000)
+	char tmp[32], *end = tmp + sizeof(tmp), *p;
+
+	if (ns < 1000000) {	/* in integers: what %.3f of ns / 1e3 prints, exact */
+		memcpy(end - 3, ns < 1000 ? " ns" : " us", 3);
+		if (ns < 1000)
+			return put(buf, len, digits(end - 3, ns, 1), end);
+		p = digits(end - 3, ns % 1000, 3);
+		*--p = '.';
+		return put(buf, len, digits(p, ns / 1000, 1), end);
+	}
+	if (ns < 1000000000)
 		snprintf(buf, len, "%.3f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
@@ -76,6 +104,8 @@ char *fxt_time_fmt(char *buf, size_t len, uint64_t ns)
 
 char *fxt_time_fmt_stamp(char *buf, size_t len, uint64_t ns)
 {
-	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
-	return buf;
+	char tmp[32], *end = tmp + sizeof(tmp), *p = digits(end, ns % 1000000000, 9);
+
+	*--p = '.';
+	return put(buf, len, digits(p, ns / 1000000000, 1), end);
 }

@@ -254,6 +254,14 @@ static void test_time(void)
 	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 12345), "12.345 us"), "12345 ns prints in us");
 	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 1200000000), "1.200 s"), "1.2e9 ns prints in s");
 	ok(!fxt_time_parse("1.200 s", &v) && v == 1200000000, "a duration as printed parses back");
+	int same = 1;
+	for (uint64_t ns = 0; ns < 1000000 && same; ns++) {	/* printed in integers below 1 ms */
+		char want[32];
+		snprintf(want, sizeof(want), ns < 1000 ? "%.0f ns" : "%.3f us",
+			 ns < 1000 ? (double)ns : ns / 1e3);
+		same = !strcmp(fxt_time_fmt(b, sizeof(b), ns), want);
+	}
+	ok(same, "every duration below 1 ms prints as printf's %%.3f of it in us (or ns) does");
 	ok(!fxt_time_parse("0.95us", &v) && v == 950, "0.95us is 950 ns exactly");
 	ok(!fxt_time_parse("1.0005ns", &v) && v == 1, "fractions of a ns round to the nearest");
 	ok(!fxt_time_parse_in("8640000.123456789", 1000000000, &v) && v == 8640000123456789ull,
