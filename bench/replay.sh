@@ -15,6 +15,7 @@ fxt=$build/launcher/fxt
 fxtauto=$build/preload/libfxtauto.so
 size_mb=${SIZE_MB:-1024}
 work=${WORK:-$(mktemp -d /tmp/fxt-bench-replay.XXXXXX)}
+mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 for f in "$fxt" "$fxtauto"; do
 	[ -e "$f" ] || { echo "bench/replay: $f missing (build fxt and fxtauto first)" >&2; exit 2; }

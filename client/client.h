@@ -1,9 +1,10 @@
-/* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`: a keyed
- * table, time parsing/formatting, an exact two-pass profile aggregator (per-function and call-tree
- * figures from the spans of each thread, in runs that may come in any order), and a streaming
+/* The trace client's library (fxt_client), used by `fxt report`, `fxt replay`, `fxt json`,
+ * `fxt stats`: a keyed table, time parsing/formatting, the selection of threads and a time window
+ * they share, an exact two-pass profile aggregator (per-function and call-tree figures from the
+ * spans of each thread, in runs that may come in any order), a streaming replay and a streaming
  * Catapult JSON converter. Memory grows with distinct keys (functions, paths, threads, objects),
- * stack depth and runs, never with the number of calls or callees. Nothing here prints diagnostics
- * or exits; one object per thread. */
+ * stack depth and runs (and, for replay, its bounded wait), never with the number of calls or
+ * callees. Nothing here prints diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
 #define FXT_CLIENT_H

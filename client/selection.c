@@ -21,7 +21,7 @@ const char fxt_sel_usage[] =
 	"  --until TIME     only what ends at or before TIME (calls crossing a bound are left\n"
 	"                   out; fxt json cuts them at the bound)\n"
 	"                   TIME: a stamp of the archive's clock in seconds, as fxt stats and\n"
-	"                   fxt replay print them (12986.123456789, or with a unit: 12986123us),\n"
+	"                   fxt replay print them (12986.123456789, or 12986123.456789ms),\n"
 	"                   or +TIME after the trace start, its earliest event (+1.2s, +250ms,\n"
 	"                   +1.200 s); units ns, us, ms, s (a bare number is seconds)\n";
 
