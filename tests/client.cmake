@@ -25,6 +25,11 @@ if(BATS)
 	endforeach()
 endif()
 
+# fxt replay and json windows on the generated archives (no traced program: sanitizer builds too)
+add_test(NAME client-replay-gen COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+	${CMAKE_CURRENT_SOURCE_DIR}/client/replay-gen.sh ${CMAKE_CURRENT_BINARY_DIR}/client-replay-gen)
+set_tests_properties(client-replay-gen PROPERTIES LABELS "client" TIMEOUT 300)
+
 # main with 1M direct callees in chunks out of order: report and tree against recompute.py
 add_test(NAME client-fanout COMMAND ${CMAKE_COMMAND} -E env ${client_env}
 	${CMAKE_CURRENT_SOURCE_DIR}/client/fanout.sh ${CMAKE_CURRENT_BINARY_DIR}/client-fanout)
