@@ -76,9 +76,10 @@ struct fxt_sel {
  * options; report adds FXT_SEL_FROM / FXT_SEL_TO under --from/--to. */
 enum { FXT_SEL_PID = 0x1000, FXT_SEL_TID, FXT_SEL_SINCE, FXT_SEL_UNTIL, FXT_SEL_FROM,
        FXT_SEL_TO };
-#define FXT_SEL_OPTIONS                                                                            \
-	{ "pid", required_argument, 0, FXT_SEL_PID }, { "tid", required_argument, 0, FXT_SEL_TID }, \
-	{ "since", required_argument, 0, FXT_SEL_SINCE },                                          \
+#define FXT_SEL_OPTIONS                                                                    \
+	{ "pid", required_argument, 0, FXT_SEL_PID },                                      \
+	{ "tid", required_argument, 0, FXT_SEL_TID },                                      \
+	{ "since", required_argument, 0, FXT_SEL_SINCE },                                  \
 	{ "until", required_argument, 0, FXT_SEL_UNTIL }
 /* The options' lines of a usage text. */
 extern const char fxt_sel_usage[];
@@ -300,16 +301,16 @@ int fxt_logs_mirror(struct fxt_logs *l, const struct fxt_record *rec);
 struct fxt_replay;
 #define FXT_REPLAY_HOLD 262144
 struct fxt_replay_opts {
-	const struct fxt_sel *sel;	/* resolved threads and window, or NULL (owned by the caller) */
-	const char *glob;	/* --function: comma-separated globs (their calls' subtrees), or NULL */
-	unsigned depth;		/* lines less deep than this (from the --function match), 0: all */
+	const struct fxt_sel *sel;	/* resolved threads and window, or NULL (the caller's) */
+	const char *glob;	/* --function: comma-separated globs (their subtrees), or NULL */
+	unsigned depth;		/* lines less deep than this (from a --function match), 0: all */
 	uint64_t min_ns;	/* calls shorter than this are not printed */
 	size_t hold;		/* events waiting for their callers before a thread is printed
 				 * early (0: FXT_REPLAY_HOLD) */
 };
 struct fxt_replay_stats {
 	uint64_t lines;		/* lines printed (events; headers and notes apart) */
-	uint64_t early_prints;	/* times a thread was printed early (more than hold waiting) */
+	uint64_t early_prints;	/* times a thread was printed early (over hold waiting) */
 	uint64_t early_threads;	/* threads printed early at least once */
 	uint64_t late;		/* calls printed after lines they enclose (marked ^) */
 	uint64_t unended;	/* begin events never ended */

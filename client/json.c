@@ -92,9 +92,10 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 	if (!j)
 		return -ENOMEM;
 	j->f = f;
-	if (ctab_init(&j->uobjs, sizeof(struct uobj)) || ctab_init(&j->open, sizeof(struct open_args)) ||
-	    ctab_init(&j->knames, sizeof(struct kname)) || ctab_init(&j->sw, sizeof(struct swstate)) ||
-	    fxt_logs_init(&j->logs)) {
+	if (ctab_init(&j->uobjs, sizeof(struct uobj)) ||
+	    ctab_init(&j->open, sizeof(struct open_args)) ||
+	    ctab_init(&j->knames, sizeof(struct kname)) ||
+	    ctab_init(&j->sw, sizeof(struct swstate)) || fxt_logs_init(&j->logs)) {
 		fxt_json_free(j);
 		return -ENOMEM;
 	}
@@ -371,7 +372,8 @@ static void put_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t 
 		first = 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		const struct fxt_arg *a = i < rec->nargs ? &rec->args[i] : &more->args[i - rec->nargs];
+		const struct fxt_arg *a = i < rec->nargs ? &rec->args[i]
+							 : &more->args[i - rec->nargs];
 		if (want && !want(a))
 			continue;
 		if (first)

@@ -35,12 +35,12 @@ static const char *const line_words[] = {
 
 /* An event waiting to be printed. */
 struct pend {
-	uint64_t start, end;	/* ns; end == start for a point, UINT64_MAX for a call never ended */
-	uint64_t seq;		/* its rank in the thread's input: of two calls with one interval,
-				 * the later encloses (a callee is written first) */
+	uint64_t start, end;	/* ns; end == start for a point, UINT64_MAX: a call never ended */
+	uint64_t seq;		/* its rank in the thread's input: of two calls with one
+				 * interval, the later encloses (a callee is written first) */
 	struct fxt_sv name, cat;
-	uint32_t tail;		/* offset + 1 of its text after the name in the thread's text (an
-				 * id, arguments), 0: none */
+	uint32_t tail;		/* offset + 1 of its text after the name in the thread's text
+				 * (an id, arguments), 0: none */
 	uint8_t kind;		/* enum line */
 	uint8_t late;		/* began before lines printed earlier: printed out of order */
 };
@@ -101,8 +101,8 @@ int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FIL
 	if (!p->o.hold)
 		p->o.hold = FXT_REPLAY_HOLD;
 	p->f = f;
-	if (ctab_init(&p->thrs, sizeof(struct rthr)) || ctab_init(&p->names, sizeof(struct named)) ||
-	    fxt_logs_init(&p->logs)) {
+	if (ctab_init(&p->thrs, sizeof(struct rthr)) ||
+	    ctab_init(&p->names, sizeof(struct named)) || fxt_logs_init(&p->logs)) {
 		fxt_replay_free(p);
 		return -ENOMEM;
 	}
@@ -187,7 +187,8 @@ static void put_args(char *buf, size_t len, size_t *at, const struct fxt_record 
 			put_sv(buf, len, at, a->v.str, 1);
 			break;
 		case FXT_AT_BOOL:
-			*at += (size_t)snprintf(buf + *at, len - *at, a->v.boolean ? "true" : "false");
+			*at += (size_t)snprintf(buf + *at, len - *at, "%s",
+						a->v.boolean ? "true" : "false");
 			break;
 		default:
 			*at += (size_t)snprintf(buf + *at, len - *at, "null");
@@ -308,7 +309,8 @@ static void print_line(struct fxt_replay *p, const struct rthr *t, const struct 
 	else if (e->kind == L_CALL)
 		fxt_time_fmt(dur, sizeof(dur), e->end - e->start);
 	if (p->oncpu && e->kind == L_CALL && e->end != UINT64_MAX)
-		fxt_time_fmt(cpu, sizeof(cpu), fxt_oncpu_time(p->oncpu, t->key.b, e->start, e->end));
+		fxt_time_fmt(cpu, sizeof(cpu),
+			     fxt_oncpu_time(p->oncpu, t->key.b, e->start, e->end));
 	put_col(b, len, &at, ts, 15);
 	put_col(b, len, &at, dur, 11);
 	if (p->oncpu)
@@ -399,10 +401,10 @@ static int print_thread(struct fxt_replay *p, struct rthr *t, int early)
 	if (early && !t->early) {
 		t->early = 1;
 		p->st.early_threads++;
-		fprintf(p->f, "-- note: more than %zu events waited for the calls around them: thread "
-			"%" PRIu64 " printed before those were read; each is printed when read, "
-			"marked ^, and depths above count from the calls read by then (--hold)\n",
-			p->o.hold, t->key.b);
+		fprintf(p->f, "-- note: more than %zu events waited for the calls around them: "
+			"thread %" PRIu64 " printed before those were read; each is printed when "
+			"read, marked ^, and depths above count from the calls read by then "
+			"(--hold)\n", p->o.hold, t->key.b);
 		p->shown = 0;
 	}
 	if (shown || early)
@@ -459,7 +461,7 @@ static int add(struct fxt_replay *p, struct rthr *t, struct pend *e)
 		t->p = np;
 		t->cap = cap;
 	}
-	if (e->late) {	/* after what it encloses: the thread's events are all before or in it */
+	if (e->late) {	/* after what it encloses: the thread's events are before or in it */
 		t->p[t->n++] = *e;
 		p->waiting++;
 		p->st.late++;
@@ -494,7 +496,8 @@ static int64_t tail_of(struct fxt_replay *p, struct rthr *t, const struct fxt_re
 
 	p->scratch[0] = 0;
 	if (with_id)
-		at += (size_t)snprintf(p->scratch, sizeof(p->scratch), " #%" PRIu64, rec->u.event.id);
+		at += (size_t)snprintf(p->scratch, sizeof(p->scratch), " #%" PRIu64,
+				       rec->u.event.id);
 	if (more)
 		at += (size_t)snprintf(p->scratch + at, sizeof(p->scratch) - at, "%s", more);
 	if (at >= sizeof(p->scratch))
@@ -615,7 +618,7 @@ static int log_line(struct fxt_replay *p, const struct fxt_reader *r, const stru
 		return 0;
 	if (!(t = thread_get(p, th->pid, th->tid)))
 		return -ENOMEM;
-	put_sv(p->scratch, sizeof(p->scratch), &at, rec->u.log.msg, 1);	/* the line, quoted */
+	put_sv(p->scratch, sizeof(p->scratch), &at, rec->u.log.msg, 1); /* quoted */
 	if ((tail = keep_text(t, p->scratch)) < 0)
 		return -ENOMEM;
 	e = (struct pend){ ts, ts, 0, { "", 0 }, { "", 0 }, (uint32_t)tail, L_LOG, 0 };
@@ -681,8 +684,8 @@ int fxt_replay_finish(struct fxt_replay *p)
 		while (t->nopen && !rc) {
 			struct open o = t->open[--t->nopen];
 			int64_t tail = keep_text(t, o.tail ? o.tail : "");
-			struct pend e = { o.start, UINT64_MAX, 0, o.name, o.cat, (uint32_t)tail, L_CALL,
-					  0 };
+			struct pend e = { o.start, UINT64_MAX, 0, o.name, o.cat, (uint32_t)tail,
+					  L_CALL, 0 };
 			free(o.tail);
 			p->st.unended++;
 			if (tail < 0)

@@ -78,8 +78,8 @@ int fxt_sel_option(struct fxt_sel *s, int opt, const char *arg, char *err, size_
 	case FXT_SEL_TID:
 		rc = add_ids(opt == FXT_SEL_PID ? &s->pids : &s->tids, arg);
 		if (rc == -EINVAL)
-			snprintf(err, len, "--%s %s: expected a number (or numbers separated by commas)",
-				 name, arg);
+			snprintf(err, len, "--%s %s: expected a number (or numbers separated by "
+				 "commas)", name, arg);
 		else if (rc < 0)
 			snprintf(err, len, "out of memory");
 		return rc;
@@ -92,9 +92,10 @@ int fxt_sel_option(struct fxt_sel *s, int opt, const char *arg, char *err, size_
 		w->rel = *arg == '+' || opt == FXT_SEL_FROM || opt == FXT_SEL_TO;
 		if (fxt_time_parse_in(arg + (*arg == '+'), 1000000000, &w->ns) < 0) {
 			snprintf(err, len, "--%s %s: expected a time: %s", name, arg,
-				 opt >= FXT_SEL_FROM ? "10ms, 1.5s, 200us or 42ns after the trace start"
-						     : "a stamp in seconds as fxt stats prints it "
-						       "(12986.5), or +1.5s after the trace start");
+				 opt >= FXT_SEL_FROM
+					 ? "10ms, 1.5s, 200us or 42ns after the trace start"
+					 : "a stamp in seconds as fxt stats prints it (12986.5), or "
+					   "+1.5s after the trace start");
 			return -EINVAL;
 		}
 		w->set = 1;

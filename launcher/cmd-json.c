@@ -93,8 +93,14 @@ int cmd_json(int argc, char **argv)
 			}
 			selecting = 1;
 			break;
-		case 'h': printf(usage, fxt_sel_usage); fxt_sel_free(&sel); return 0;
-		default: fprintf(stderr, usage, fxt_sel_usage); fxt_sel_free(&sel); return CMD_EXIT_ERROR;
+		case 'h':
+			printf(usage, fxt_sel_usage);
+			fxt_sel_free(&sel);
+			return 0;
+		default:
+			fprintf(stderr, usage, fxt_sel_usage);
+			fxt_sel_free(&sel);
+			return CMD_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {

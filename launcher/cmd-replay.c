@@ -69,7 +69,7 @@ int cmd_replay(int argc, char **argv)
 	struct fxt_replay_opts o = { .sel = &sel, .hold = FXT_REPLAY_HOLD };
 	struct fxt_client_result res = { 0 };
 	struct replay rd = { NULL, UINT64_MAX };
-	uint64_t v;
+	uint64_t v, late;
 	int c, code = 0, rc;
 	char msg[320], what[256];
 
@@ -110,8 +110,8 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'm':
 			if (fxt_time_parse(optarg, &o.min_ns) < 0) {
-				fprintf(stderr, "fxt replay: --min %s: expected a duration like 10us, "
-					"1.5ms or 2s\n", optarg);
+				fprintf(stderr, "fxt replay: --min %s: expected a duration like "
+					"10us, 1.5ms or 2s\n", optarg);
 				code = CMD_EXIT_ERROR;
 				goto out;
 			}
@@ -163,10 +163,11 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (!fxt_replay_stats(rd.rp)->lines) {
-		if (fxt_sel_threads(&sel) || fxt_sel_window(&sel) || o.glob || o.depth || o.min_ns) {
+		if (fxt_sel_threads(&sel) || fxt_sel_window(&sel) || o.glob || o.depth ||
+		    o.min_ns) {
 			fprintf(stderr, "fxt replay: %s: nothing matches%s%s%s\n", argv[optind],
-				fxt_sel_describe(&sel, what, sizeof(what)), o.glob ? " --function " : "",
-				o.glob ? o.glob : "");
+				fxt_sel_describe(&sel, what, sizeof(what)),
+				o.glob ? " --function " : "", o.glob ? o.glob : "");
 			code = CMD_EXIT_INVALID;
 		} else if (res.status == FXT_CS_OK) {
 			printf("%s: no calls or events recorded\n", argv[optind]);
@@ -174,11 +175,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (fxt_sel_warning(&sel, rd.start, msg, sizeof(msg)))
 		fprintf(stderr, "fxt replay: %s\n", msg);
-	if (fxt_replay_stats(rd.rp)->late)
+	late = fxt_replay_stats(rd.rp)->late;
+	if (late)
 		fprintf(stderr, "fxt replay: %" PRIu64 " call%s printed after lines %s encloses "
-			"(marked ^): more than --hold %zu events waited\n", fxt_replay_stats(rd.rp)->late,
-			fxt_replay_stats(rd.rp)->late == 1 ? "" : "s",
-			fxt_replay_stats(rd.rp)->late == 1 ? "it" : "each", o.hold);
+			"(marked ^): more than --hold %zu events waited\n", late,
+			late == 1 ? "" : "s", late == 1 ? "it" : "each", o.hold);
 done:
 	if (res.status != FXT_CS_OK) {
 		fflush(stdout);

@@ -4,8 +4,9 @@
  * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
  * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
  * program's functions or count in their self time. Filters: processes, threads, time window
- * (client/selection.c: calls inside it), function glob. Exit status (launcher/cmd.h): 0 ok; 1 invalid archive (the figures of what precedes
- * the problem are printed) or filters that match nothing; 2 usage, unreadable file. */
+ * (client/selection.c: calls inside it), function glob. Exit status (launcher/cmd.h): 0 ok;
+ * 1 invalid archive (the figures of what precedes the problem are printed) or filters that
+ * match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -562,7 +563,8 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, 0, 's' }, { "limit", required_argument, 0, 'l' },
 		{ "threads", no_argument, 0, 'T' },    { "tree", no_argument, 0, 't' },
 		FXT_SEL_OPTIONS,
-		{ "function", required_argument, 0, 'f' }, { "from", required_argument, 0, FXT_SEL_FROM },
+		{ "function", required_argument, 0, 'f' },
+		{ "from", required_argument, 0, FXT_SEL_FROM },
 		{ "to", required_argument, 0, FXT_SEL_TO }, { "help", no_argument, 0, 'h' },
 		{ "edges", no_argument, 0, 'g' },
 		{ 0, 0, 0, 0 },
@@ -614,8 +616,14 @@ int cmd_report(int argc, char **argv)
 			rp.glob = globs;
 			break;
 		}
-		case 'h': printf(usage, fxt_sel_usage); fxt_sel_free(&rp.sel); return 0;
-		default: fprintf(stderr, usage, fxt_sel_usage); fxt_sel_free(&rp.sel); return CMD_EXIT_ERROR;
+		case 'h':
+			printf(usage, fxt_sel_usage);
+			fxt_sel_free(&rp.sel);
+			return 0;
+		default:
+			fprintf(stderr, usage, fxt_sel_usage);
+			fxt_sel_free(&rp.sel);
+			return CMD_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {

@@ -71,9 +71,10 @@ static void *get(struct ctab *t, uint64_t a, uint64_t b)
 	return i < 0 ? NULL : ctab_at(t, (uint32_t)i);
 }
 
-/* Whether rec is selected: an event, log record or context switch of a selected thread (a switch:
- * by either thread's id) inside the window. */
-static int selected(const struct stats *st, const struct fxt_reader *r, const struct fxt_record *rec)
+/* Whether rec is selected: an event, log record or context switch of a selected thread (a
+ * switch: by either thread's id) inside the window. */
+static int selected(const struct stats *st, const struct fxt_reader *r,
+		    const struct fxt_record *rec)
 {
 	const struct fxt_sel *sel = &st->sel;
 
