@@ -32,7 +32,9 @@ for spec in "$@"; do
 		sed "s/^/$name: report: /"
 	"$FXT" stats "$fxt" >"$work/$name.stats"
 	echo "$name: stats reads it"
-	python3 "$here/replay-check.py" "$FXT" "$fxt" | sed "s/^/$name: replay: /"
+	# --hold past every event: exact start order whatever the archive's chunk order (calls-work's
+	# 390,036 events are more than the default hold: printed early, marked, in fxt-replay.bats)
+	python3 "$here/replay-check.py" "$FXT" "$fxt" --hold 100000000 | sed "s/^/$name: replay: /"
 	# the middle third of the time span, as stats prints its stamps
 	read -r since until < <(sed -n 's/^time span: .* (\([0-9.]*\) s to \([0-9.]*\) s)$/\1 \2/p' \
 		"$work/$name.stats" | python3 -c 'import sys
@@ -42,6 +44,7 @@ print(s(a + (b - a) // 3), s(a + 2 * (b - a) // 3))')
 	"$FXT" json --since "$since" --until "$until" -o "$work/$name.window.json" "$fxt"
 	python3 "$here/json-window.py" "$work/$name.json" "$work/$name.window.json" "$since" \
 		"$until" | sed "s/^/$name: json window [$since, $until]: /"
-	python3 "$here/replay-check.py" "$FXT" "$fxt" --since "$since" --until "$until" |
+	python3 "$here/replay-check.py" "$FXT" "$fxt" --hold 100000000 --since "$since" \
+		--until "$until" |
 		sed "s/^/$name: replay window: /"
 done
