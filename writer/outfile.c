@@ -377,8 +377,8 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"string table full", "record larger than a chunk",
 		"the process was killed (open calls and flows cut)",
 		"context switches lost: the kernel's ring overflowed", "file size limit",
-		"cut by a snapshot of the running process (calls open at the cut are not in it, "
-		"but a snapshot trigger's own chain: ended there)",
+		("cut by a snapshot of the running process (calls open at the cut are not in it, "
+		 "but a snapshot trigger's own chain: ended there)"),
 		"the trace manager was killed (what it had not saved yet is lost)",
 	};
 	size_t n = 0;
