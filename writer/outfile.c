@@ -309,6 +309,19 @@ uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, u
 	return finish(b, chunks, cutoff, robust, (size_t)(at - fxt_buf_durable(b)));
 }
 
+/* An instant of category fxtauto on the process's main thread at ts, named name, with args. */
+static int fxtauto_instant(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+			   struct fxt_str name, const struct fxt_warg *args, unsigned nargs)
+{
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
+					    name, ts);
+	e.args = args;
+	e.nargs = nargs;
+	if (fxt_event_words(&e) > dst_words)
+		return -EINVAL;
+	return fxt_event_write(dst, &e);
+}
+
 int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
 			    uint64_t records, uint32_t reasons)
 {
@@ -318,13 +331,7 @@ int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint6
 		fxt_arg_uint64(fxt_str_inl("records", 7), records),
 		fxt_arg_string(fxt_str_inl("reason", 6), fxt_str_inl(why, (uint32_t)strlen(why))),
 	};
-	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
-					    fxt_str_inl("records dropped", 15), ts);
-	e.args = args;
-	e.nargs = 2;
-	if (fxt_event_words(&e) > dst_words)
-		return -EINVAL;
-	return fxt_event_write(dst, &e);
+	return fxtauto_instant(dst, dst_words, pid, ts, fxt_str_inl("records dropped", 15), args, 2);
 }
 
 int fxt_overwritten_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
@@ -335,13 +342,8 @@ int fxt_overwritten_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, u
 		fxt_arg_uint64(fxt_str_inl("kept_from", 9), kept_from),
 		fxt_arg_uint64(fxt_str_inl("chunks", 6), chunks),
 	};
-	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
-					    fxt_str_inl("records overwritten", 19), ts);
-	e.args = args;
-	e.nargs = 3;
-	if (fxt_event_words(&e) > dst_words)
-		return -EINVAL;
-	return fxt_event_write(dst, &e);
+	return fxtauto_instant(dst, dst_words, pid, ts, fxt_str_inl("records overwritten", 19),
+			       args, 3);
 }
 
 uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint64_t ts,
