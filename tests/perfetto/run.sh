@@ -19,6 +19,8 @@ manager=
 cleanup() {
 	for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null || true; done
 	if [ -n "$manager" ]; then
+		# the manager service runs on after its clients: end it (SIGTERM), then its leftovers
+		kill -TERM "$(cut -d' ' -f1 "$work/rt/manager.pid" 2>/dev/null)" 2>/dev/null || true
 		FXT_RUNTIME_DIR=$work/rt "$fxt" clean >/dev/null 2>&1 || true
 	fi
 	rm -rf "$work"
