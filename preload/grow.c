@@ -1,28 +1,39 @@
 /* Backing the buffer as it is used: the buffer file (fxtrun's session file or the standalone
- * archive file) is reserved with fallocate a step ahead of the chunks taken, so a large buffer
- * costs what is written, not what is reserved, and a full file system refuses a chunk (counted
- * as dropped records) instead of killing the program with SIGBUS. The step's pages are then
- * populated (MADV_POPULATE_WRITE) so the hot path does not fault; a chunk taker that has to wait
- * for this is recorded as a tracer stall by the chunk writer. One grower at a time (a flag taken
- * by atomic exchange); the others wait only when the chunk they took is not backed yet, except
- * a signal handler on the growing thread, which grows by itself (fallocate is idempotent, and
- * the backed end is only ever raised).
- * Async-signal-safe (syscalls only); runs under the tracer guard. */
+ * archive file) is reserved with fallocate ahead of the chunks taken, so a large buffer costs
+ * what is written, not what is reserved, and a full file system refuses a chunk (counted as
+ * dropped records) instead of killing the program with SIGBUS. The reserved pages are then
+ * populated (MADV_POPULATE_WRITE) so the hot path does not fault.
+ * Who grows: a tracer thread (the grower) keeps the backed end ahead of the chunks taken by
+ * what the program writes in AHEAD_NS at the rate it observed, so in steady state a program
+ * thread makes no syscall to take a chunk; it also runs the buffer's `behind` work (the
+ * standalone file drops the pages of regions left behind). A taker whose chunk is not backed
+ * yet (the disk or the grower cannot keep up, or no grower: its thread could not start) grows
+ * by itself a step ahead, and the chunk writer records that wait as a tracer stall. One grower
+ * at a time (a flag taken by atomic exchange); the others wait only when the chunk they took is
+ * not backed yet, except a signal handler on the growing thread, which grows by itself
+ * (fallocate is idempotent, and the backed end is only ever raised).
+ * Async-signal-safe (syscalls only) but fxtp_grow_start(); runs under the tracer guard. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "preload/grow.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "preload/fd.h"
+#include "preload/real.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -71,6 +82,7 @@ int fxtp_grow_attach(int fd, const char *path, int extends)
 
 void fxtp_grow_detach(void)
 {
+	fxtp_grow_stop();
 	if (grow.fd >= 0)
 		close(grow.fd);
 	grow.fd = -1;
@@ -121,11 +133,16 @@ static int reserve(uint64_t from, uint64_t to)
 	return ftruncate(fd, (off_t)to) < 0 ? -errno : 0;
 }
 
-/* Grows the area whose backed end is *backed (limit: its end in the mapping) to cover end, a
- * step ahead: the step doubles with what the area already holds (from `base`), from MIN_STEP
- * to GROW_STEP, so a short process reserves little. The step is reserved and populated before
- * it is published, and a chunk below `backed` is never populated again once its writer gave
- * its pages back (standalone.c). */
+/* The grower thread's state. running: 1 from fxtp_grow_start() until the grower touches the
+ * buffer no more (then it only returns); pid: the process it runs in (a fork child has none). */
+static struct {
+	struct fxt_buf *b;
+	void (*behind)(struct fxt_buf *b);
+	int stop;		/* futex word: 1 asks the grower to end */
+	int running;
+	pid_t pid, tid;
+} ahead;
+
 /* 1 while this thread holds grow.lock: a signal handler running on it (which takes chunks of
  * its own) must not wait for the code it interrupted. */
 static __thread __attribute__((tls_model("initial-exec"))) int holding;
@@ -139,6 +156,24 @@ static void publish(_Atomic uint64_t *backed_p, uint64_t to)
 		;
 }
 
+/* With grow.lock held: reserves [backed, to), populates it, publishes it. 0 or -errno. */
+static int extend(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t backed, uint64_t to)
+{
+	int rc = reserve(backed, to);
+	if (rc < 0)
+		return rc;
+	/* best effort: the pages fault on first write otherwise */
+	madvise(b->base + backed, to - backed, MADV_POPULATE_WRITE);
+	publish(backed_p, to);
+	return 0;
+}
+
+/* Grows the area whose backed end is *backed (limit: its end in the mapping) to cover end.
+ * While the grower runs, an end already backed is enough (it keeps the area ahead); else, or
+ * when end is not backed yet, this thread grows a step ahead: the step doubles with what the
+ * area already holds (from `base`), from MIN_STEP to GROW_STEP, so a short process reserves
+ * little. The step is reserved and populated before it is published, and a chunk below
+ * `backed` is never populated again once its writer gave its pages back (standalone.c). */
 static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t base,
 		     uint64_t limit, uint64_t end)
 {
@@ -147,6 +182,8 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 	int locked = 0;
 	for (;;) {
 		uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_ACQUIRE);
+		if (end <= backed && __atomic_load_n(&ahead.running, __ATOMIC_RELAXED))
+			return 0;
 		if (end + 2 * step_for(backed - base) <= backed || backed >= limit)
 			return end <= backed ? 0 : -ENOSPC;
 		if (holding)
@@ -168,18 +205,11 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 	if (to > limit)
 		to = limit;
 	if (!rc && to > backed && end + 2 * step > backed) {
-		rc = reserve(backed, to);
-		if (rc < 0 && end > backed && end < to) {
-			to = end;	/* near a limit: what is asked for may still fit */
-			rc = reserve(backed, to);
-		}
-		if (rc < 0) {
+		rc = extend(b, backed_p, backed, to);
+		if (rc < 0 && end > backed && end < to)
+			rc = extend(b, backed_p, backed, end);	/* near a limit: it may still fit */
+		if (rc < 0)
 			grow.err = rc;
-		} else {
-			/* best effort: the pages fault on first write otherwise */
-			madvise(b->base + backed, to - backed, MADV_POPULATE_WRITE);
-			publish(backed_p, to);
-		}
 	}
 	if (locked) {
 		holding = 0;
@@ -189,6 +219,135 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 		fxtp_grow_on_step();
 	errno = saved;
 	return end <= __atomic_load_n(backed_p, __ATOMIC_ACQUIRE) ? 0 : rc ? rc : -ENOSPC;
+}
+
+/* ---- the grower thread ---- */
+
+#define AHEAD_NS 50000000ULL	/* kept backed ahead: what the program writes in 50 ms */
+#define AHEAD_MIN (256u << 10)	/* ... and at least this, */
+#define AHEAD_MAX (32u << 20)	/* at most this (populated pages count in the process's RSS) */
+#define DURABLE_AHEAD (64u << 10)
+#define TICK_NS 2000000L	/* between looks while chunks are taken; doubled while idle */
+#define TICK_MAX_NS 64000000L
+
+/* The grower raises *backed_p to target (at most limit) a GROW_STEP at a time, each under the
+ * lock, so a taker that finds its chunk not backed yet waits for one step at most. Returns 1
+ * when it should keep going, 0 when the file system refused (the takers then grow by
+ * themselves, near a limit a step at a time, and meet the error). */
+static int grow_to(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t limit,
+		   uint64_t target)
+{
+	if (target > limit)
+		target = limit;
+	while (__atomic_load_n(backed_p, __ATOMIC_ACQUIRE) < target &&
+	       !__atomic_load_n(&ahead.stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_exchange_n(&grow.lock, 1, __ATOMIC_ACQUIRE))
+			return 1;	/* a taker grows: look again at the next tick */
+		uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_RELAXED);
+		uint64_t to = target - backed > GROW_STEP ? backed + GROW_STEP : target;
+		int rc = grow.err;
+		if (!rc && backed < to)
+			rc = extend(b, backed_p, backed, to);
+		__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
+		if (rc < 0)
+			return 0;
+		if (fxtp_grow_on_step)
+			fxtp_grow_on_step();
+	}
+	return 1;
+}
+
+static void *grower(void *arg)
+{
+	struct fxt_buf *b = arg;
+	struct fxt_buf_hdr *h = b->hdr;
+	/* No guard needed: it runs no instrumented code and calls no wrapped function. */
+	__atomic_store_n(&ahead.tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	uint64_t t_was = fxt_mono_ns(), n_was = 0, rate = 0;	/* rate: bytes per second */
+	long tick = TICK_NS;
+	int growing = 1;
+	while (!__atomic_load_n(&ahead.stop, __ATOMIC_ACQUIRE)) {
+		uint64_t n = atomic_load_explicit(&h->next_chunk, memory_order_relaxed);
+		uint64_t t = fxt_mono_ns(), dt = t - t_was ? t - t_was : 1;
+		uint64_t bytes = (n - n_was) * h->chunk_size;
+		/* The rate of the last tick, or the earlier one decaying by a quarter per tick. */
+		uint64_t now_rate = (uint64_t)((unsigned __int128)bytes * 1000000000ULL / dt);
+		rate = now_rate > rate - rate / 4 ? now_rate : rate - rate / 4;
+		uint64_t more = (uint64_t)((unsigned __int128)rate * AHEAD_NS / 1000000000ULL);
+		more = more < AHEAD_MIN ? AHEAD_MIN : more > AHEAD_MAX ? AHEAD_MAX : more;
+		if (growing && n)
+			growing = grow_to(b, &h->backed, h->size,
+					  h->chunks_off + n * h->chunk_size + more);
+		uint64_t used = atomic_load_explicit(&h->durable_used, memory_order_relaxed);
+		if (growing && __atomic_load_n(&h->durable_backed, __ATOMIC_RELAXED))
+			growing = grow_to(b, &h->durable_backed, h->chunks_off,
+					  h->durable_off + used + DURABLE_AHEAD);
+		if (ahead.behind)
+			ahead.behind(b);
+		else if (!growing || (__atomic_load_n(&h->backed, __ATOMIC_RELAXED) >= h->size &&
+				      __atomic_load_n(&h->durable_backed, __ATOMIC_RELAXED) >=
+					      h->chunks_off))
+			break;	/* nothing left to do */
+		tick = n != n_was ? TICK_NS : tick * 2 > TICK_MAX_NS ? TICK_MAX_NS : tick * 2;
+		t_was = t;
+		n_was = n;
+		struct timespec ts = { 0, tick };
+		syscall(SYS_futex, &ahead.stop, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	}
+	__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* b is not touched after */
+	return NULL;
+}
+
+void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
+{
+	fxtp_grow_stop();
+	ahead.b = b;
+	ahead.behind = behind;
+	ahead.stop = 0;
+	ahead.tid = 0;
+	ahead.pid = getpid();
+	__atomic_store_n(&ahead.running, 1, __ATOMIC_RELEASE);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not its */
+	pthread_t th;
+	fxtp_real_init();
+	int rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, grower, b)
+					  : ENOSYS;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* takers grow */
+	else
+		pthread_detach(th);
+}
+
+void fxtp_grow_stop(void)
+{
+	if (!__atomic_load_n(&ahead.running, __ATOMIC_ACQUIRE))
+		return;
+	if (ahead.pid != getpid()) {
+		ahead.running = 0;	/* a fork child: the grower is its parent's */
+		return;
+	}
+	int saved = errno;
+	__atomic_store_n(&ahead.stop, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &ahead.stop, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	/* It ends within one step (a populate of GROW_STEP); bounded anyway (5 s). */
+	for (int i = 0; i < 50000 && __atomic_load_n(&ahead.running, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	errno = saved;
+}
+
+int fxtp_grow_ahead(void)
+{
+	return __atomic_load_n(&ahead.running, __ATOMIC_RELAXED);
+}
+
+pid_t fxtp_grow_thread(void)
+{
+	return __atomic_load_n(&ahead.tid, __ATOMIC_ACQUIRE);
 }
 
 int fxtp_grow_back(struct fxt_buf *b, uint64_t end)

@@ -29,23 +29,45 @@
 static struct fxt_outfile outfile;
 static char part_path[4200];
 
-/* The growing policy, with pages given back to the page cache region by region: when the last
- * chunk of a region is left, the region before it leaves the process (MADV_DONTNEED keeps a
- * shared file mapping's data: a chunk a slow thread still writes there just faults back in). One
- * call per REGION bytes, not per chunk: on a threaded program each call costs TLB shootdowns. */
+/* Pages given back to the page cache region by region: the regions behind the one being taken
+ * leave the process (MADV_DONTNEED keeps a shared file mapping's data: a chunk a slow thread
+ * still writes there just faults back in). One call per REGION bytes at most, not per chunk:
+ * on a threaded program each call costs TLB shootdowns. The grower thread does it at each of
+ * its looks (behind()); without a grower, the writer that leaves a region's last chunk. */
 #define REGION_CHUNKS 64u	/* 2 MiB of 32 KiB chunks */
 
+static uint64_t regions_dropped;	/* regions [0, regions_dropped) were given back */
+
+/* Gives back the regions before the one holding chunk `upto`'s predecessor. */
+static void drop_before(struct fxt_buf *b, uint64_t upto)
+{
+	const struct fxt_buf_hdr *h = b->hdr;
+	uint64_t region = (uint64_t)REGION_CHUNKS * h->chunk_size;
+	uint64_t last = upto / REGION_CHUNKS;	/* regions before `last - 1` are left behind */
+	uint64_t from = __atomic_load_n(&regions_dropped, __ATOMIC_RELAXED);
+	if (last < 2 || from >= last - 1 ||
+	    !__atomic_compare_exchange_n(&regions_dropped, &from, last - 1, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	madvise(b->base + h->chunks_off + from * region, (last - 1 - from) * region,
+		MADV_DONTNEED);
+	errno = saved;
+}
+
+static void behind(struct fxt_buf *b)
+{
+	drop_before(b, atomic_load_explicit(&b->hdr->next_chunk, memory_order_relaxed));
+}
+
+/* The growing policy's release, dropping regions when there is no grower. */
 static void release(struct fxt_buf *b, uint64_t *c, const uint64_t *end)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
 	fxt_outfile_release(b, c, end);
 	uint64_t i = ((uint64_t)((uint8_t *)c - b->base) - h->chunks_off) / h->chunk_size;
-	if (i % REGION_CHUNKS != REGION_CHUNKS - 1 || i < 2 * REGION_CHUNKS)
-		return;
-	int saved = errno;
-	uint64_t region = (uint64_t)REGION_CHUNKS * h->chunk_size;
-	madvise(b->base + h->chunks_off + (i / REGION_CHUNKS - 1) * region, region, MADV_DONTNEED);
-	errno = saved;
+	if (!fxtp_grow_ahead() && i % REGION_CHUNKS == REGION_CHUNKS - 1)
+		drop_before(b, i + 1);
 }
 
 static const struct fxt_buf_policy policy = { fxt_outfile_take, release };
@@ -94,6 +116,8 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 	b->policy = &policy;
 	outfile.back = fxtp_grow_back;
 	fxtp_grow_on_step = fxtp_refresh_tps;
+	regions_dropped = 0;
+	fxtp_grow_start(b, behind);
 	*map = m;
 	*map_size = window;
 	return 0;
@@ -130,6 +154,7 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 {
 	struct fxt_buf_hdr *h = b->hdr;
 	fxt_outfile_stop(b);
+	fxtp_grow_stop();	/* nothing grows the file after this but the finish */
 	fxt_outfile_set_tps(b, ticks_per_second);
 	/* Chunks are taken in file order, each backed first: the first `taken` are all there. */
 	uint64_t chunks = fxt_buf_slots_used(b);

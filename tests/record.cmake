@@ -16,7 +16,7 @@ endforeach()
 # The circular and streaming chunk policies of preload/provider.c, without a manager.
 fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/provider.c
 	${PROJECT_SOURCE_DIR}/preload/grow.c ${PROJECT_SOURCE_DIR}/preload/fd.c
-	${PROJECT_SOURCE_DIR}/common/options.c
+	${PROJECT_SOURCE_DIR}/preload/real.c ${PROJECT_SOURCE_DIR}/common/options.c
 	LIBS fxt_writer)
 add_test(NAME test-provider-streaming COMMAND test-provider streaming)
 set_tests_properties(test-provider test-provider-streaming PROPERTIES LABELS tsan)
