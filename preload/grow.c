@@ -315,10 +315,17 @@ void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
 	int rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, grower, b)
 					  : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
+	if (rc) {
 		__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* takers grow */
-	else
-		pthread_detach(th);
+		return;
+	}
+	pthread_detach(th);
+	/* Its id known before the program goes on: an exec soon after counts the program's
+	 * threads without it (exec.c). Bounded (1 s). */
+	for (int i = 0; i < 10000 && !__atomic_load_n(&ahead.tid, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 void fxtp_grow_stop(void)
@@ -326,7 +333,9 @@ void fxtp_grow_stop(void)
 	if (!__atomic_load_n(&ahead.running, __ATOMIC_ACQUIRE))
 		return;
 	if (ahead.pid != getpid()) {
-		ahead.running = 0;	/* a fork child: the grower is its parent's */
+		/* A fork child: the grower is its parent's, and so is the lock if it held it. */
+		ahead.running = 0;
+		grow.lock = 0;
 		return;
 	}
 	int saved = errno;

@@ -76,6 +76,10 @@ void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end);
  * Fails: never. Thread-safe (a racing reader sees the old or the new value). */
 void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second);
 
+/* The header word of the first padding record of a run of n >= 1 words: a raw-data blob of
+ * min(n, 4095) words, or a one-word provider section record. Fails: never. */
+uint64_t fxt_outfile_pad_word(size_t n, uint32_t provider_id);
+
 /* Pads words [p, p + n) with padding records (robust: one-word records). Fails: never. */
 void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust);
 
