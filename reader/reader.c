@@ -530,6 +530,21 @@ static int decode(struct fxt_reader *r, const uint64_t *pos, size_t left, struct
 	return got > 0;
 }
 
+/* A mapped archive is read in bounded memory: every DROP_WORDS read, the pages behind the
+ * record being decoded leave the process (a private read-only file mapping: a string the tables
+ * point to that is read again faults back in from the page cache), so the reader's RSS is the
+ * last window, not the archive. */
+#define DROP_WORDS ((16u << 20) / 8)
+
+static void drop_behind(struct fxt_reader *r)
+{
+	uintptr_t from = (uintptr_t)r->kept & ~(uintptr_t)4095;
+	uintptr_t to = (uintptr_t)r->pos & ~(uintptr_t)4095;
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	r->kept = r->pos;
+}
+
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 {
 	for (;;) {
@@ -545,6 +560,8 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 			return r->state = FXT_READ_END;
 		}
 		uint64_t words;
+		if (r->map && r->pos - r->kept >= DROP_WORDS)
+			drop_behind(r);
 		int got = decode(r, r->pos, left, rec, &words);
 		if (got < 0)
 			return r->state = got;
@@ -575,6 +592,7 @@ static int reader_new(struct fxt_reader **out, const void *data, size_t len, uns
 		return -ENOMEM;
 	r->base = data;
 	r->pos = data;
+	r->kept = data;
 	r->end = r->pos + len / 8;
 	r->tail_bytes = (unsigned)(len % 8);
 	r->flags = flags;
@@ -714,6 +732,7 @@ int fxt_reader_rewind(struct fxt_reader *r)
 	r->nproviders = r->capproviders = 0;
 	r->cur = NULL;
 	r->pos = r->base;
+	r->kept = r->base;
 	r->state = FXT_READ_RECORD;
 	r->rec_offset = 0;
 	memset(&r->err, 0, sizeof(r->err));
