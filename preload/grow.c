@@ -134,11 +134,12 @@ static int reserve(uint64_t from, uint64_t to)
 }
 
 /* The grower thread's state. running: 1 from fxtp_grow_start() until the grower touches the
- * buffer no more (then it only returns); pid: the process it runs in (a fork child has none). */
+ * buffer no more (then it parks); pid: the process it runs in (a fork child has none). */
 static struct {
 	struct fxt_buf *b;
 	void (*behind)(struct fxt_buf *b);
-	int stop;		/* futex word: 1 asks the grower to end */
+	int stop;		/* futex word: 1 asks the grower to leave b */
+	uint32_t gen;		/* futex word: bumped when a buffer is handed to it */
 	int running;
 	pid_t pid, tid;
 } ahead;
@@ -257,12 +258,10 @@ static int grow_to(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t limit
 	return 1;
 }
 
-static void *grower(void *arg)
+/* Keeps b backed ahead until asked to stop (or, with no `behind` work, once all of b is). */
+static void serve(struct fxt_buf *b)
 {
-	struct fxt_buf *b = arg;
 	struct fxt_buf_hdr *h = b->hdr;
-	/* No guard needed: it runs no instrumented code and calls no wrapped function. */
-	__atomic_store_n(&ahead.tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	uint64_t t_was = fxt_mono_ns(), n_was = 0, rate = 0;	/* rate: bytes per second */
 	long tick = TICK_NS;
 	int growing = 1;
@@ -287,38 +286,63 @@ static void *grower(void *arg)
 		else if (!growing || (__atomic_load_n(&h->backed, __ATOMIC_RELAXED) >= h->size &&
 				      __atomic_load_n(&h->durable_backed, __ATOMIC_RELAXED) >=
 					      h->chunks_off))
-			break;	/* nothing left to do */
+			return;	/* nothing left to do */
 		tick = n != n_was ? TICK_NS : tick * 2 > TICK_MAX_NS ? TICK_MAX_NS : tick * 2;
 		t_was = t;
 		n_was = n;
 		struct timespec ts = { 0, tick };
 		syscall(SYS_futex, &ahead.stop, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 	}
-	__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* b is not touched after */
+}
+
+/* The grower thread: serves each buffer fxtp_grow_start() hands it, and between two waits
+ * (parked): it never ends, as a thread started in a fork child's handler must not (a sanitizer
+ * runtime whose own fork handlers run after ours cannot tear it down). */
+static void *grower(void *arg)
+{
+	(void)arg;
+	/* No guard needed: it runs no instrumented code and calls no wrapped function. */
+	__atomic_store_n(&ahead.tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;) {
+		uint32_t gen = __atomic_load_n(&ahead.gen, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ahead.running, __ATOMIC_ACQUIRE)) {
+			serve(ahead.b);
+			__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* b untouched after */
+		}
+		syscall(SYS_futex, &ahead.gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+	}
 	return NULL;
 }
 
 void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
 {
 	fxtp_grow_stop();
+	if (ahead.pid && ahead.pid != getpid())
+		return;	/* a fork child (called from its fork handler): its takers grow, no thread
+			 * is started there (a sanitizer's own fork handlers may not have run yet) */
 	ahead.b = b;
 	ahead.behind = behind;
 	ahead.stop = 0;
-	ahead.tid = 0;
-	ahead.pid = getpid();
 	__atomic_store_n(&ahead.running, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&ahead.gen, 1, __ATOMIC_RELEASE);
+	if (ahead.pid == getpid()) {	/* parked in this process: it takes b */
+		syscall(SYS_futex, &ahead.gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		return;
+	}
+	ahead.tid = 0;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not its */
 	pthread_t th;
 	fxtp_real_init();
-	int rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, grower, b)
+	int rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, grower, NULL)
 					  : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* takers grow */
 		return;
 	}
+	ahead.pid = getpid();
 	pthread_detach(th);
 	/* Its id known before the program goes on: an exec soon after counts the program's
 	 * threads without it (exec.c). Bounded (1 s). */
@@ -341,7 +365,7 @@ void fxtp_grow_stop(void)
 	int saved = errno;
 	__atomic_store_n(&ahead.stop, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &ahead.stop, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	/* It ends within one step (a populate of GROW_STEP); bounded anyway (5 s). */
+	/* It parks within one step (a populate of GROW_STEP); bounded anyway (5 s). */
 	for (int i = 0; i < 50000 && __atomic_load_n(&ahead.running, __ATOMIC_ACQUIRE); i++) {
 		struct timespec ts = { 0, 100000 };
 		nanosleep(&ts, NULL);

@@ -42,17 +42,18 @@ int fxtp_grow_durable_all(struct fxt_buf *b);
 /* Starts the grower thread for b (every signal blocked, the guard held): it keeps b's chunks
  * and durable area backed ahead of what is taken, sized from the rate it observes, and calls
  * behind(b) (NULL: nothing) at each of its looks, every 2 ms while chunks are taken. Without
- * it (its thread could not start) takers grow by themselves. Not async-signal-safe: setup. */
+ * it (its thread could not start; a fork child's buffer) takers grow by themselves.
+ * Not async-signal-safe: setup. */
 void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b));
 
-/* Ends the grower and waits (bounded) until it touches the buffer no more; after it, only the
+/* Parks the grower and waits (bounded) until it touches the buffer no more; after it, only the
  * takers grow. Async-signal-safe. */
 void fxtp_grow_stop(void);
 
 /* 1 while the grower runs. Async-signal-safe. */
 int fxtp_grow_ahead(void);
 
-/* The grower's thread id (0: none yet), ended or not: not one of the program's threads. */
+/* The grower's thread id (0: none yet), parked or not: not one of the program's threads. */
 pid_t fxtp_grow_thread(void);
 
 /* Bytes of the durable area reserved at setup; the rest grows as records are written. */
