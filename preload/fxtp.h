@@ -239,6 +239,17 @@ static inline void fxtp_leave(struct fxtp_thread *t)
 	t->in_tracer = 0;
 }
 
+/* Waits (bounded: 1 s) until a tracer thread just started (the switch reader, the grower) has
+ * published its id in *tid: an exec soon after counts the program's threads without it
+ * (exec.c). Not async-signal-safe. */
+static inline void fxtp_await_tid(const pid_t *tid)
+{
+	for (int i = 0; i < 10000 && !__atomic_load_n(tid, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static inline uint64_t fxtp_now(void)
 {
 	if (__builtin_expect(fxtp.use_tsc, 1))

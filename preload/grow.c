@@ -33,6 +33,7 @@
 
 #include "common/clock.h"
 #include "preload/fd.h"
+#include "preload/fxtp.h"
 #include "preload/real.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -344,12 +345,7 @@ void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
 	}
 	ahead.pid = getpid();
 	pthread_detach(th);
-	/* Its id known before the program goes on: an exec soon after counts the program's
-	 * threads without it (exec.c). Bounded (1 s). */
-	for (int i = 0; i < 10000 && !__atomic_load_n(&ahead.tid, __ATOMIC_ACQUIRE); i++) {
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
-	}
+	fxtp_await_tid(&ahead.tid);
 }
 
 void fxtp_grow_stop(void)

@@ -403,6 +403,7 @@ static void start(void)
 		return;
 	}
 	pthread_detach(th);
+	fxtp_await_tid(&S.reader_tid);
 	if (!fxtp.use_tsc) {
 		rc = open_rings(CLOCK_MONOTONIC);
 	} else {
