@@ -59,7 +59,7 @@ big_events=$(events "$work/big.fxt")
 echo "== $((big_bytes / 1048576)) MiB archive: calls-work traced by libfxtauto.so =="
 t_big_r=$(best "$fxt" report "$work/big.fxt")
 row "fxt report" "$big_bytes" "$big_events" "$t_big_r"
-row "fxt json" "$big_bytes" "$big_events" "$(best "$fxt" json -o /dev/null "$work/big.fxt")"
+row "fxt json" "$big_bytes" "$big_events" "$(best "$fxt" json "$work/big.fxt")"
 report_mbs=$(python3 -c "print(round($big_bytes / 1e6 / $t_big_r))")
 for args in "" "--tree"; do
 	/usr/bin/time -f "%M" -o "$work/rss" "$fxt" report $args "$work/big.fxt" >/dev/null
@@ -80,7 +80,7 @@ uf_calls=$(uftrace report -d "$work/uftrace.data" --no-pager 2>/dev/null |
 	awk '$5 ~ /^[0-9]+$/ && $6 !~ /^linux:/ { n += $5 } END { print n }')
 echo "== the same workload (calls-work $calls) recorded by each tracer =="
 t_fr=$(best "$fxt" report "$work/small.fxt")
-t_fj=$(best "$fxt" json -o /dev/null "$work/small.fxt")
+t_fj=$(best "$fxt" json "$work/small.fxt")
 t_ur=$(best uftrace report -d "$work/uftrace.data" --no-pager)
 t_uj=$(best uftrace dump --chrome -d "$work/uftrace.data" --no-pager)
 row "fxt report" "$fxt_bytes" "$fxt_calls" "$t_fr"

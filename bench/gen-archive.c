@@ -200,11 +200,36 @@ static int corrupt(const char *kind, struct thread *t)
 	} else if (!strcmp(kind, "flow")) {
 		e = fxt_ev_flow_end(th, fxt_str_idx(0), fxt_str_idx(1), t->clock + 10, 1ULL << 61);
 		event(&e);
-	} else if (!strcmp(kind, "unknown")) { /* valid: a record type the reader skips */
+	} else if (!strcmp(kind, "unknown")) { /* reserved record type 12: fxt check --lenient skips it */
 		uint64_t *w = room(2);
 		w[0] = fxt_record_hdr(12, 2);
 		w[1] = 0x1234;
 		nbuf += 2;
+	} else if (!strcmp(kind, "argtype")) {	/* an int32 argument retyped to reserved type 10 */
+		struct fxt_warg a = fxt_arg_int32(fxt_str_idx(2), 7);
+		e = fxt_ev_instant(th, fxt_str_idx(0), fxt_str_idx(1), t->clock);
+		e.args = &a;
+		e.nargs = 1;
+		event(&e);
+		buf[nbuf - 1] = (buf[nbuf - 1] & ~0xfULL) | 10;
+	} else if (!strncmp(kind, "async-", 6)) {	/* async records paired by count, not in time */
+		uint64_t id = 1ULL << 59, c = t->clock + 10;
+		const char *k = kind + 6;
+		int dup = !strcmp(k, "twice"), late = !strcmp(k, "instant"), back = !strcmp(k, "back");
+		if (!dup && !late && !back)
+			return -1;
+		struct fxt_event ev[4] = {
+			fxt_ev_async_begin(th, fxt_str_idx(0), fxt_str_idx(1), c, id),
+			fxt_ev_async_begin(th, fxt_str_idx(0), fxt_str_idx(1), c + 1, id),
+			fxt_ev_async_end(th, fxt_str_idx(0), fxt_str_idx(1), back ? c - 5 : c + 2, id),
+			fxt_ev_async_end(th, fxt_str_idx(0), fxt_str_idx(1), c + 3, id),
+		};
+		if (late)
+			ev[1] = fxt_ev_async_instant(th, fxt_str_idx(0), fxt_str_idx(1), c + 4, id);
+		for (unsigned i = 0; i < (dup ? 4u : late ? 3u : 1u); i++)
+			event(&ev[i == 2 && late ? 3 : i]);
+		if (back)
+			event(&ev[2]);
 	} else if (strcmp(kind, "nomagic") && strcmp(kind, "none")) {
 		return -1;
 	}
@@ -217,7 +242,9 @@ static void usage(FILE *f)
 		   "Writes a realistic FXT archive of about BYTES (default 1 MiB) to OUT.\n"
 		   "  -t  threads per provider, 1..255 (default 16)   -p  providers (default 2)\n"
 		   "  -c  break one rule: truncated size0 badref badthread utf8 reserved overlap\n"
-		   "      backwards unbalanced async flow nomagic; or unknown (a skipped record type)\n");
+		   "      backwards unbalanced async flow nomagic unknown (reserved record type)\n"
+		   "      argtype (reserved argument type) async-twice async-instant async-back\n"
+		   "      (an async id begun twice, an instant after its end, an end before its begin)\n");
 }
 
 int main(int argc, char **argv)

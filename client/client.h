@@ -88,13 +88,13 @@ struct fxt_prof_root {
 
 struct fxt_prof;
 
-/* The input is given twice, in the same order: pass 1 finds the spans that may enclose spans
- * of other runs, fxt_prof_rescan() sorts them, pass 2 counts. A run is a stretch of one
- * thread's spans written one after the other (kind SAMPLE apart from the others); runs of a
- * thread may come in any order. Nesting is by time interval per thread; within a run spans come
- * in the order their writer ended them (callees before their caller). Memory: one run of at
- * most 4096 spans, the spans open at each run's first end, rows and distinct tree paths.
- * Every function below: one profile per thread. */
+/* The input is given twice (three times, see fxt_prof_rescan()), in the same order: pass 1 finds
+ * the spans that may enclose spans of other runs, fxt_prof_rescan() sorts them, pass 2 counts.
+ * A run is a stretch of one thread's spans written one after the other (kind SAMPLE apart from
+ * the others); runs of a thread may come in any order. Nesting is by time interval per thread,
+ * whatever the order of spans in a run. Memory: one run of at most 4096 spans, the spans open
+ * at each run's first end (every span of a thread whose runs interleave in time), rows and
+ * distinct tree paths. Every function below: one profile per thread. */
 
 /* Returns 0 or -ENOMEM. */
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
@@ -118,7 +118,10 @@ int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_
 int fxt_prof_cut(struct fxt_prof *p);
 /* Ends pass 1 (pass 1's name views may die once it returns: what is kept is copied); pass 2 takes
  * views that live until fxt_prof_free(). Pass 2 counts calls with from_ns <= start and end <= to_ns
- * (0: no end). Fails: -ENOMEM, -EINVAL when called twice. */
+ * (0: no end). Returns 0, or 1 when pass 1 must be given again first (then call this again):
+ * a thread whose runs interleave in time (a signal handler's calls in a chunk of their own)
+ * keeps all its spans as possible parents, which pass 1 learns only at its end. Fails: -ENOMEM,
+ * -EINVAL when called after pass 1 ended. */
 int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns);
 /* Ends pass 2. Call once before reading results. Fails: -ENOMEM, -EINVAL before a rescan. */
 int fxt_prof_finish(struct fxt_prof *p);

@@ -45,9 +45,19 @@ struct open {
 	unsigned kind;
 };
 
+/* The first and last end of one run (pass 1). */
+struct ends {
+	uint64_t first, last;
+};
+
 struct fam {
 	struct cross *x;	/* pass 1: in input order; pass 2: sorted (the skeleton) */
 	uint32_t nx, cx;
+	struct ends *ends;	/* pass 1: each run's ends */
+	uint32_t nends, cends;
+	int all_cross;		/* every span may be a parent: this thread's runs interleave in
+				 * time (a signal handler's level writes a chunk of its own while
+				 * level 0's is open; a call written late in another run) */
 	uint32_t *by_seq;	/* pass 2: seq -> skeleton index */
 	uint32_t seq;		/* cross spans met so far in this pass */
 	struct open *open;
@@ -147,6 +157,7 @@ void fxt_prof_free(struct fxt_prof *p)
 		struct thr *t = ctab_at(&p->thrs, i);
 		for (int f = 0; f < FAM_COUNT; f++) {
 			free(t->f[f].x);
+			free(t->f[f].ends);
 			free(t->f[f].by_seq);
 			free(t->f[f].open);
 		}
@@ -398,11 +409,22 @@ static uint64_t run_first_end(const struct fxt_prof *p)
 static int pass1_run(struct fxt_prof *p, struct thr *t, int f)
 {
 	struct fam *fm = &t->f[f];
-	uint64_t first = run_first_end(p);
+	uint64_t first = run_first_end(p), last = 0;
 
+	for (uint32_t i = 0; i < p->nrun; i++)
+		last = p->run[i].end > last ? p->run[i].end : last;
+	if (fm->nends == fm->cends) {
+		uint32_t nc = fm->cends ? fm->cends * 2 : 16;
+		struct ends *ne = realloc(fm->ends, nc * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		fm->ends = ne;
+		fm->cends = nc;
+	}
+	fm->ends[fm->nends++] = (struct ends){ first, last };
 	for (uint32_t i = 0; i < p->nrun; i++) {
 		struct span *s = &p->run[i];
-		if (s->start > first)
+		if (s->start > first && !fm->all_cross)
 			continue;
 		if (fm->nx == fm->cx) {
 			uint32_t nc = fm->cx ? fm->cx * 2 : 16;
@@ -439,7 +461,7 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 	uint64_t first = run_first_end(p);
 
 	for (uint32_t i = 0; i < p->nrun; i++)
-		if (p->run[i].start <= first && fm->seq < fm->nx)
+		if ((p->run[i].start <= first || fm->all_cross) && fm->seq < fm->nx)
 			p->run[i].cross = fm->by_seq[fm->seq++] + 1;
 	if (p->cstack < p->nrun) {
 		struct anc *ns = realloc(p->stack, p->nrun * sizeof(*ns));
@@ -609,10 +631,57 @@ int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_
 	return add_span(p, t, o.kind, o.name, o.start, ts);
 }
 
+static int ends_cmp(const void *x, const void *y)
+{
+	const struct ends *a = x, *b = y;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Whether fm's runs interleave in time: one writer's runs end one after the other (each run's
+ * first end at or after the last end of the runs before it); others (a signal handler's level,
+ * records written late) fall inside them, and a span of one may then be the parent of spans
+ * of another though it began after its own run's first end. */
+static int tangled(struct fam *fm)
+{
+	uint64_t last = 0;
+	if (fm->nends > 1)
+		qsort(fm->ends, fm->nends, sizeof(*fm->ends), ends_cmp);
+	for (uint32_t i = 0; i < fm->nends; i++) {
+		if (i && fm->ends[i].first < last)
+			return 1;
+		last = fm->ends[i].last > last ? fm->ends[i].last : last;
+	}
+	return 0;
+}
+
+/* Whether pass 1 must be read again: a thread whose runs interleave keeps every span of its
+ * own as a possible parent (all_cross) from then on. Resets pass 1 when so. */
+static int repass(struct fxt_prof *p)
+{
+	int again = 0;
+	for (uint32_t i = 0; i < p->thrs.n; i++) {
+		struct thr *t = ctab_at(&p->thrs, i);
+		for (int f = 0; f < FAM_COUNT; f++)
+			if (!t->f[f].all_cross && tangled(&t->f[f]))
+				again = t->f[f].all_cross = 1;
+	}
+	for (uint32_t i = 0; i < p->thrs.n; i++) {
+		struct thr *t = ctab_at(&p->thrs, i);
+		for (int f = 0; f < FAM_COUNT; f++) {
+			t->f[f].nends = 0;
+			if (again)
+				t->f[f].nx = t->f[f].nopen = 0;
+		}
+	}
+	return again;
+}
+
 int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns)
 {
 	if (p->pass != 1 || run_close(p) < 0)
 		return p->pass != 1 ? -EINVAL : -ENOMEM;
+	if (repass(p))
+		return 1;
 	p->pass = 2;
 	p->o.from_ns = from_ns;
 	p->o.to_ns = to_ns ? to_ns : UINT64_MAX;

@@ -146,27 +146,28 @@ static int parse_log(const char *v, struct fxt_settings *s)
 }
 
 /* "0" or "1". */
-static int flag01(const char *v)
+/* "0" or "1" into *out. Returns 0, or -1 (anything else). */
+static int set_flag01(const char *v, int *out)
 {
-	return (v[0] == '0' || v[0] == '1') && !v[1] ? v[0] - '0' : -1;
+	if ((v[0] != '0' && v[0] != '1') || v[1])
+		return -1;
+	*out = v[0] - '0';
+	return 0;
 }
 
 static int parse_log_events(const char *v, struct fxt_settings *s)
 {
-	int b = flag01(v);
-	if (b < 0)
-		return -1;
-	s->log_events = b;
-	return 0;
+	return set_flag01(v, &s->log_events);
+}
+
+static int parse_register(const char *v, struct fxt_settings *s)
+{
+	return set_flag01(v, &s->register_wait);
 }
 
 static int parse_lock_labels(const char *v, struct fxt_settings *s)
 {
-	int b = flag01(v);
-	if (b < 0)
-		return -1;
-	s->lock_labels = b;
-	return 0;
+	return set_flag01(v, &s->lock_labels);
 }
 
 static int parse_overflow(const char *v, struct fxt_settings *s)
@@ -189,11 +190,7 @@ static int parse_save_timeout(const char *v, struct fxt_settings *s)
 /* "" (fxtrun --sched) or "1": on; "0": off. */
 static int parse_sched(const char *v, struct fxt_settings *s)
 {
-	int b = *v ? flag01(v) : 1;
-	if (b < 0)
-		return -1;
-	s->sched = b;
-	return 0;
+	return set_flag01(*v ? v : "1", &s->sched);
 }
 
 const struct fxt_option fxt_options[] = {
@@ -239,9 +236,13 @@ const struct fxt_option fxt_options[] = {
 	  "streaming: longest wait for one save before the manager counts as gone (5000)",
 	  "expected milliseconds from 1 to 3600000", parse_save_timeout },
 	{ "FXT_SCHED", "sched", FXT_OPT_OPTIONAL, 0, "0|1",
-	  "record the traced threads' context switches (default 1; perf_event, no root): thread "
+	  "record the traced threads' context switches (perf_event, no root): thread "
 	  "states and CPU tracks in Perfetto, on-CPU self time in fxt report",
 	  "expected 1 (or nothing) to record context switches, 0 not to", parse_sched },
+	{ "FXT_REGISTER", NULL, FXT_OPT_ENV_ONLY, 0, "0|1",
+	  "1: register with the trace manager service and record only when a client asks (fxt "
+	  "record, fxt start); fxtrun --start-stopped sets it", "expected 0 or 1",
+	  parse_register },
 };
 const size_t fxt_options_count = sizeof(fxt_options) / sizeof(fxt_options[0]);
 
@@ -253,7 +254,6 @@ void fxt_settings_default(struct fxt_settings *s)
 	s->log_events = 1;
 	s->save_timeout_ms = 5000;
 	s->lock_labels = 1;
-	s->sched = 1;	/* where perf_event allows: off-CPU time apart from self time */
 }
 
 const struct fxt_option *fxt_option_find(const char *name, int by_flag)

@@ -32,6 +32,7 @@ struct fxt_settings {
 	int overflow_drop;		/* FXT_OVERFLOW=drop: streaming drops instead of waiting */
 	uint32_t save_timeout_ms;	/* FXT_SAVE_TIMEOUT_MS: longest wait for a save */
 	int sched;			/* FXT_SCHED: context switches of the traced threads */
+	int register_wait;		/* FXT_REGISTER=1: wait for the manager service's START */
 };
 
 /* How fxtrun takes a setting (getopt's has_arg), or FXT_OPT_ENV_ONLY: no fxtrun option. */

@@ -20,8 +20,10 @@
 #define FXT_SESSION_SOCKET "manager.sock"
 #define FXT_SESSION_MANAGER "manager.pid"	/* "<pid> <start time>" of fxtrun (stale check) */
 #define FXT_SESSION_ARCHIVE "archive"	/* "<dev> <ino> <path>" of the archive being written */
-#define FXT_SESSION_UNTRACED_SUFFIX ".untraced" /* "<pid>.untraced": that process could not get a
-						 * buffer and runs untraced; holds the errno */
+#define FXT_SESSION_UNTRACED_SUFFIX ".untraced" /* "<pid>.untraced": that process runs untraced;
+						 * holds "<errno> <program>\n" (it could not get
+						 * a buffer) or "shed <path>\n" (it exec'd path
+						 * without the preload) */
 #define FXT_SESSION_BUF_FMT "%d.%u.buf"
 
 /* The Fuchsia Tracing System Design, "FIFO packets": fixed-size packets, one per SEQPACKET

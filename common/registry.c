@@ -60,12 +60,16 @@ static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why
 		const struct fxt_msg_hello *m = pkt;
 		if (len != sizeof(*m))
 			return refuse(why, "HELLO of the wrong size");
-		if (m->reserved || !m->pid)
-			return refuse(why, "HELLO: reserved field not zero, or pid 0");
+		if (!m->pid)
+			return refuse(why, "HELLO: pid 0");
+		int in_trace = m->state == FXT_PROVIDER_TRACING || m->state == FXT_PROVIDER_ARMED;
+		if (in_trace != (m->session != 0) || (!in_trace && m->state != FXT_PROVIDER_IDLE))
+			return refuse(why, "HELLO: state and session do not agree");
 		return terminated(m->name, sizeof(m->name)) ? 0 : refuse(why, "name not a string");
 	}
 	case FXT_MSG_STOP:
 	case FXT_MSG_STOPPED:
+	case FXT_MSG_RECORDING:
 		return len == sizeof(struct fxt_msg_session) ? 0 : refuse(why, "wrong size");
 	case FXT_MSG_TRIGGERED: {
 		const struct fxt_msg_triggered *m = pkt;
@@ -105,16 +109,19 @@ static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why
 		if (m->flags & ~(uint32_t)FXT_TRACE_ATTACHED)
 			return refuse(why, "unknown flags");
 		if (!terminated(m->name, sizeof(m->name)) ||
-		    !terminated(m->categories, sizeof(m->categories)))
-			return refuse(why, "name or categories not a string");
+		    !terminated(m->categories, sizeof(m->categories)) ||
+		    !terminated(m->output, sizeof(m->output)))
+			return refuse(why, "name, categories or output not a string");
+		if (m->output[0] && m->output[0] != '/')
+			return refuse(why, "output not an absolute path");
 		return triggers_ok(pkt, len, sizeof(*m), m->ntriggers, why);
 	}
 	case FXT_MSG_END: {
 		const struct fxt_msg_end *m = pkt;
 		if (len != sizeof(*m))
 			return refuse(why, "END of the wrong size");
-		if (m->reserved)
-			return refuse(why, "reserved field not zero");
+		if (m->flags & ~(uint32_t)FXT_END_FORCE)
+			return refuse(why, "unknown flags");
 		return m->what == FXT_END_STOP || m->what == FXT_END_SNAPSHOT
 			       ? 0
 			       : refuse(why, "END of an unknown kind");
@@ -137,10 +144,12 @@ static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why
 		const struct fxt_msg_reply *m = pkt;
 		if (len != sizeof(*m))
 			return refuse(why, "REPLY of the wrong size");
-		if (m->reserved || m->status > 0)
-			return refuse(why, "reserved field not zero, or a positive status");
-		if (!terminated(m->message, sizeof(m->message)))
-			return refuse(why, "message not a string");
+		if ((m->flags & ~(uint32_t)(FXT_REPLY_IN_FILE | FXT_REPLY_IN_START)) ||
+		    m->status > 0)
+			return refuse(why, "unknown flags, or a positive status");
+		if (!terminated(m->message, sizeof(m->message)) ||
+		    !terminated(m->archive, sizeof(m->archive)))
+			return refuse(why, "message or archive not a string");
 		return 0;
 	}
 	}
@@ -149,11 +158,13 @@ static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why
 
 int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char **why)
 {
-	static const uint16_t allowed[4][3] = {
-		[FXT_FROM_PROVIDER] = { FXT_MSG_HELLO, FXT_MSG_STOPPED, FXT_MSG_TRIGGERED },
-		[FXT_FROM_CLIENT] = { FXT_MSG_LIST, FXT_MSG_TRACE, FXT_MSG_END },
-		[FXT_FROM_REGISTRY] = { FXT_MSG_START, FXT_MSG_STOP, FXT_MSG_STOP },
-		[FXT_FROM_CONTROL] = { FXT_MSG_LIST_REPLY, FXT_MSG_REPLY, FXT_MSG_REPLY },
+	static const uint16_t allowed[4][4] = {
+		[FXT_FROM_PROVIDER] = { FXT_MSG_HELLO, FXT_MSG_STOPPED, FXT_MSG_TRIGGERED,
+					FXT_MSG_RECORDING },
+		[FXT_FROM_CLIENT] = { FXT_MSG_LIST, FXT_MSG_TRACE, FXT_MSG_END, FXT_MSG_END },
+		[FXT_FROM_REGISTRY] = { FXT_MSG_START, FXT_MSG_STOP, FXT_MSG_STOP, FXT_MSG_STOP },
+		[FXT_FROM_CONTROL] = { FXT_MSG_LIST_REPLY, FXT_MSG_REPLY, FXT_MSG_REPLY,
+				       FXT_MSG_REPLY },
 	};
 	const char *dummy;
 	if (!why)
@@ -167,7 +178,7 @@ int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char 
 	if (h->version != FXT_REGISTRY_VERSION)
 		return refuse(why, "unknown version");
 	if (h->type != allowed[from][0] && h->type != allowed[from][1] &&
-	    h->type != allowed[from][2])
+	    h->type != allowed[from][2] && h->type != allowed[from][3])
 		return refuse(why, "a type this sender may not send");
 	int rc = vet_body(pkt, len, h->type, why);
 	return rc < 0 ? rc : h->type;

@@ -31,11 +31,12 @@
 #define FXT_CONTROL_SOCKET "control.sock"	/* clients */
 #define FXT_MANAGER_PIDFILE "manager.pid"	/* "<pid> <start time>\n" of the live manager */
 
-#define FXT_REGISTRY_VERSION 1u
+#define FXT_REGISTRY_VERSION 2u
 #define FXT_MSG_MAX 65536u		/* the largest packet either side sends or reads */
 #define FXT_NAME_MAX 256u		/* process name, NUL included */
 #define FXT_TRIGGERS_MAX 16u		/* triggers of one trace */
 #define FXT_TRIGGER_NAME_MAX 256u	/* function name of a trigger, NUL included */
+#define FXT_PATH_MAX 4096u		/* an archive's path, NUL included */
 
 struct fxt_msg {
 	uint16_t type;		/* enum fxt_msg_type */
@@ -51,6 +52,8 @@ enum fxt_msg_type {
 	FXT_MSG_STOPPED = 4,	/* provider -> manager: struct fxt_msg_session: its buffer is final
 				 * (hdr state FXT_BUF_STOPPED) and its session connection closed */
 	FXT_MSG_TRIGGERED = 5,	/* provider -> manager: struct fxt_msg_triggered */
+	FXT_MSG_RECORDING = 6,	/* provider -> manager: struct fxt_msg_session: START done, its
+				 * buffer made and recording (or armed); the start's barrier */
 
 	/* ---- control socket ---- */
 	FXT_MSG_LIST = 16,	/* client -> manager: header only */
@@ -63,11 +66,13 @@ enum fxt_msg_type {
 };
 
 /* HELLO: sent once right after connecting, by every traced image (a fork child and an exec'd
- * image are new providers). */
+ * image are new providers). A fork child of a process in a trace is in that trace from birth
+ * (its parent's recording goes on in it): session and state say so. */
 struct fxt_msg_hello {
 	struct fxt_msg h;
 	uint32_t pid;		/* must be the peer's pid (SO_PEERCRED) */
-	uint32_t reserved;
+	uint32_t state;		/* enum fxt_provider_state: IDLE, or ARMED/TRACING in session */
+	uint64_t session;	/* the trace it records in (0 when IDLE) */
 	char name[FXT_NAME_MAX];/* program_invocation_short_name */
 };
 
@@ -119,6 +124,9 @@ enum fxt_provider_state {
 	FXT_PROVIDER_ARMED = 2,		/* in a trace, waiting for its start trigger */
 	FXT_PROVIDER_TRACING = 3,
 	FXT_PROVIDER_STOPPING = 4,	/* asked to stop, not stopped yet */
+	FXT_PROVIDER_FIRED = 5,		/* its stop@ trigger fired: not recording (a start@ trigger
+					 * of the trace records again) */
+	FXT_PROVIDER_STARTING = 6,	/* LIST only: START sent, RECORDING not said yet */
 };
 
 struct fxt_list_entry {
@@ -152,29 +160,44 @@ struct fxt_msg_trace {
 	uint32_t ntriggers;
 	char name[FXT_NAME_MAX];/* "": any */
 	char categories[4096];
+	char output[FXT_PATH_MAX];	/* "" or the absolute path of the archive file passed with
+					 * TRACE as output + ".part" (fxt start -o): the manager
+					 * renames it once complete, whoever or whatever ends the
+					 * trace */
 	/* struct fxt_trigger triggers[ntriggers]; */
 };
 
 /* END: what = FXT_END_STOP (stop the trace and write the archive) or FXT_END_SNAPSHOT (write
  * what the buffers hold now into the file passed with this message; the trace goes on). */
 enum { FXT_END_STOP = 1u, FXT_END_SNAPSHOT = 2u };
+/* A trace started attached (fxt record) is stopped only by its own connection, or by an END
+ * STOP with FXT_END_FORCE (fxt stop --force). */
+enum { FXT_END_FORCE = 1u };
 struct fxt_msg_end {
 	struct fxt_msg h;
 	uint32_t what;
-	uint32_t reserved;
+	uint32_t flags;		/* FXT_END_* */
 };
 
 /* REPLY: status 0, or -errno with a one-line message; then what the archive holds (STOP,
- * SNAPSHOT, and the end of an attached trace). */
+ * SNAPSHOT, and the end of an attached trace). flags say which file holds it: the one passed
+ * with this request (FXT_REPLY_IN_FILE), or the one passed with TRACE (FXT_REPLY_IN_START);
+ * neither: a file of the runtime directory the message names. recorded_ns: how long the trace
+ * recorded (TRACE: how long the start took, its barrier). */
+enum { FXT_REPLY_IN_FILE = 1u, FXT_REPLY_IN_START = 2u };
 struct fxt_msg_reply {
 	struct fxt_msg h;
 	int32_t status;
-	uint32_t reserved;
+	uint32_t flags;		/* FXT_REPLY_* */
 	uint64_t session;
 	uint64_t processes, threads, events, bytes, dropped;
 	uint32_t drop_reasons;
 	uint32_t corrupt;
+	uint64_t overwritten;	/* providers whose circular buffer wrapped (oldest records gone) */
+	uint64_t recorded_ns;
 	char message[512];
+	char archive[FXT_PATH_MAX];	/* "" or where the manager put the archive (TRACE's
+					 * output, or a file of the runtime directory) */
 };
 
 /* START's buffer size range (as FXT_BUFFER_SIZE). */
@@ -183,7 +206,8 @@ struct fxt_msg_reply {
 
 /* Who sent the packet: each side accepts only the types its peer may send. */
 enum fxt_msg_from {
-	FXT_FROM_PROVIDER = 0,	/* registry socket, at the manager: HELLO, STOPPED, TRIGGERED */
+	FXT_FROM_PROVIDER = 0,	/* registry socket, at the manager: HELLO, STOPPED, TRIGGERED,
+				 * RECORDING */
 	FXT_FROM_CLIENT = 1,	/* control socket, at the manager: LIST, TRACE, END */
 	FXT_FROM_REGISTRY = 2,	/* registry socket, at a provider: START, STOP */
 	FXT_FROM_CONTROL = 3,	/* control socket, at a client: LIST_REPLY, REPLY */

@@ -1,8 +1,10 @@
 /* fxt check FILE: validates a whole archive with the STRICT reader (sizes, reserved bits,
- * registered refs, argument sizes, UTF-8) and the validator of fxt/reader.h (magic number first,
- * durations balanced and nested per thread, complete events with end >= start, async and flow
- * ids paired; complete events overlapping without nesting are warnings), then prints a
- * summary. Exit status (launcher/cmd.h): 0 valid; 1 invalid, the first problem printed with
+ * registered refs, argument sizes, UTF-8, no record or argument type the spec reserves) and the
+ * validator of fxt/reader.h (magic number first, durations balanced and nested per thread,
+ * complete events with end >= start, async and flow ids paired, each async id's records in
+ * time order begin, instants, end; complete events overlapping without nesting are warnings),
+ * then prints a summary. --lenient skips reserved types (counted in the summary) and pairs
+ * async ids by count only. Exit status (launcher/cmd.h): 0 valid; 1 invalid, the first problem printed with
  * its offset (an empty file or one whose first record is not the magic number is invalid); 2
  * usage, or the file cannot be read (missing, a directory). */
 /* SPDX-License-Identifier: MIT */
@@ -21,10 +23,12 @@
 
 static void check_usage(FILE *f)
 {
-	fprintf(f, "usage: fxt check [--quiet] FILE\n"
+	fprintf(f, "usage: fxt check [--quiet] [--lenient] FILE\n"
 		   "Validates every structural and semantic rule of the format, then prints a summary\n"
 		   "(records by type, providers, threads, strings, bytes/event).\n"
 		   "  -q, --quiet   no summary, only the verdict\n"
+		   "  --lenient     skip record and argument types the spec reserves (the summary\n"
+		   "                counts them) and pair async ids by count, not in time order\n"
 		   "Complete events that overlap without nesting are warnings (stderr, with offsets).\n"
 		   "The first problem and its offset are printed on stderr.\n" CMD_EXIT_USAGE);
 }
@@ -115,19 +119,21 @@ static int check_file(const char *path, struct fxt_reader *r, struct fxt_validat
 int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, 0, 'h' }, { "quiet", no_argument, 0, 'q' }, { 0, 0, 0, 0 }
+		{ "help", no_argument, 0, 'h' }, { "quiet", no_argument, 0, 'q' },
+		{ "lenient", no_argument, 0, 'l' }, { 0, 0, 0, 0 }
 	};
-	int c, quiet = 0;
+	int c, quiet = 0, lenient = 0;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		if (c == 'h') {
 			check_usage(stdout);
 			return 0;
 		}
-		if (c != 'q') {
+		if (c != 'q' && c != 'l') {
 			check_usage(stderr);
 			return CMD_EXIT_ERROR;
 		}
-		quiet = 1;
+		quiet |= c == 'q';
+		lenient |= c == 'l';
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "fxt check: expected one FILE\n");
@@ -135,7 +141,8 @@ int cmd_check(int argc, char **argv)
 		return CMD_EXIT_ERROR;
 	}
 	const char *path = argv[optind];
-	struct fxt_reader *r = cmd_open_archive("check", path, FXT_READER_STRICT);
+	struct fxt_reader *r = cmd_open_archive("check", path, FXT_READER_STRICT |
+							       (lenient ? 0 : FXT_READER_RESERVED));
 	if (!r)
 		return CMD_EXIT_ERROR;
 	struct fxt_validator *v;
@@ -144,6 +151,8 @@ int cmd_check(int argc, char **argv)
 		fxt_reader_close(r);
 		return CMD_EXIT_ERROR;
 	}
+	if (lenient)
+		fxt_validator_lenient(v);
 	int status = check_file(path, r, v);
 	if (status != CMD_EXIT_ERROR && !quiet)
 		summary(v, r);

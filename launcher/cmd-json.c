@@ -5,10 +5,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/client.h"
+#include "common/outpath.h"
 #include "launcher/cmd.h"
 
 static const char usage[] =
@@ -22,6 +25,29 @@ static const char usage[] =
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	return fxt_json_record(ctx, r, rec);
+}
+
+/* The temporary that becomes out once complete (common/outpath.h: a device, FIFO or directory
+ * is never written over, a name someone planted never opened). NULL after saying why. */
+static FILE *open_out(const char *out, char *tmp, size_t size)
+{
+	const char *why;
+	int fd = fxt_outpath_check(out, &why);
+	FILE *f;
+
+	if (fd < 0) {
+		fprintf(stderr, "fxt json: -o %s: %s\n", out, why);
+		return NULL;
+	}
+	if ((fd = fxt_outpath_open(out, tmp, size)) < 0 || !(f = fdopen(fd, "w"))) {
+		fprintf(stderr, "fxt json: -o %s: %s\n", out, strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return NULL;
+	}
+	return f;
 }
 
 int cmd_json(int argc, char **argv)
@@ -50,10 +76,10 @@ int cmd_json(int argc, char **argv)
 		fprintf(stderr, "fxt json: expected one archive (try fxt json --help)\n");
 		return CMD_EXIT_ERROR;
 	}
-	if (out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));
+	const char *why;
+	char tmp[PATH_MAX + 32];
+	if (out && !(f = open_out(out, tmp, sizeof(tmp))))
 		return CMD_EXIT_ERROR;
-	}
 	setvbuf(f, obuf, _IOFBF, sizeof(obuf));
 	if (fxt_json_new(&j, f) < 0) {
 		fprintf(stderr, "fxt json: out of memory\n");
@@ -74,7 +100,11 @@ int cmd_json(int argc, char **argv)
 		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));
 		code = CMD_EXIT_ERROR;
 	}
-	if (out && res.status == FXT_CS_OPEN)
-		remove(out);
+	if (out && (res.status == FXT_CS_OPEN || code == CMD_EXIT_ERROR))
+		unlink(tmp);	/* nothing, or a half-written file: not presented as output */
+	else if (out && fxt_outpath_commit(tmp, out, &why) < 0) {
+		fprintf(stderr, "fxt json: -o %s: %s (the JSON stays in %s)\n", out, why, tmp);
+		code = CMD_EXIT_ERROR;
+	}
 	return code;
 }

@@ -1,5 +1,6 @@
 /* `fxt list`: the providers registered with the manager service (started on demand): pid, name,
- * state and buffer use, and the running trace. Exit 0; 1 when the manager cannot be reached;
+ * state (idle; starting: not recording yet; armed: waiting for its start@ trigger; recording;
+ * stopping; fired: its stop@ trigger fired) and buffer use, and the running trace. Exit 0; 1 when the manager cannot be reached;
  * 2 for a usage error. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
@@ -18,7 +19,8 @@ static const char usage[] = "usage: fxt list\n"
 
 static const char *state_name(uint32_t s)
 {
-	static const char *const names[] = { "?", "idle", "armed", "tracing", "stopping" };
+	static const char *const names[] = { "?",	 "idle",  "armed",   "recording",
+					     "stopping", "fired", "starting" };
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 

@@ -23,7 +23,7 @@
 
 #define ME "fxt record"
 
-static const char usage[] =
+const char cmd_record_service_usage[] =
 	"usage: fxt record [--duration TIME] [options] -o FILE   (no PROGRAM)\n"
 	"Traces programs registered with the trace manager (FXT_REGISTER=1; fxt list)\n"
 	"for TIME (ns, us, ms, s) or until Ctrl-C, and writes one archive.\n"
@@ -36,7 +36,7 @@ static const char usage[] =
 	"  --trigger KIND@FUNC   start@, stop@ or snapshot@ a function (repeatable;\n"
 	"                        snapshot@ ends the trace with what was recorded before)\n"
 	"  -o, --output FILE     the archive (default trace.fxt; FILE.part until complete)\n"
-	"With a PROGRAM, fxt record runs it traced (fxt record --help without options).\n";
+	"With a PROGRAM, fxt record runs it traced (as fxtrun).\n";
 
 int cmd_record_is_service(int argc, char **argv)
 {
@@ -102,7 +102,7 @@ int cmd_record_service(int argc, char **argv)
 		fprintf(stderr, ME ": out of memory\n");
 		return 1;
 	}
-	if (fxt_ctl_parse_trace(ME, argc, argv, 1, usage, &t, &status)) {
+	if (fxt_ctl_parse_trace(ME, argc, argv, 1, cmd_record_service_usage, &t, &status)) {
 		free(t.msg);
 		return status;
 	}
@@ -117,14 +117,12 @@ int cmd_record_service(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK), fd = -1, type = -1, ok = 0;
-	double t0 = now_s();
 	if (sfd >= 0 && fxt_ctl_file_open(ME, &f, out) == 0 && (fd = fxt_ctl_connect(ME, 1)) >= 0)
 		type = fxt_ctl_call(ME, fd, t.msg, t.len, f.fd, buf);
 	if (type == FXT_MSG_REPLY && r->status) {
 		fprintf(stderr, ME ": %s\n", r->message);
 	} else if (type == FXT_MSG_REPLY) {
 		fprintf(stderr, ME ": %s\n", r->message);
-		t0 = now_s();
 		int end = wait_end(fd, sfd, t.duration_ns, buf);
 		struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)),
 					   .what = FXT_END_STOP };
@@ -141,7 +139,7 @@ int cmd_record_service(int argc, char **argv)
 	if (fxt_ctl_file_close(ME, &f, ok) < 0)
 		ok = 0;
 	if (ok)
-		fxt_ctl_summary(ME, r, now_s() - t0, out);
+		fxt_ctl_summary(ME, r, out);
 	if (fd >= 0)
 		close(fd);
 	if (sfd >= 0)

@@ -30,6 +30,7 @@
 #include "common/options.h"
 #include "common/protocol.h"
 #include "common/registry.h"
+#include "common/outpath.h"
 #include "launcher/cmd.h"
 #include "launcher/ctl.h"
 #include "launcher/manager.h"
@@ -92,6 +93,8 @@ static void print_usage(void)
 		       i + 1 < fxt_options_count ? "," : ".\n");
 		col = col + w > WIDTH ? w - 1 : col + w;
 	}
+	fputs("\nfxt record without a PROGRAM traces programs already running:\n", stdout);
+	fputs(cmd_record_service_usage, stdout);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -376,14 +379,9 @@ static int open_archive(struct fxt_session *s, const char *output, char *tmp, si
 		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
 		return -1;
 	}
-	snprintf(tmp, size, "%s.%d.tmp", output, (int)getpid());
-	int out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out_fd < 0 && errno == EEXIST) {
-		snprintf(tmp, size, "%s.XXXXXX.tmp", output);
-		out_fd = mkostemps(tmp, 4, O_CLOEXEC);
-	}
+	int out_fd = fxt_outpath_open(output, tmp, size);
 	if (out_fd < 0) {
-		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(errno));
+		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-out_fd));
 		fxt_session_remove(s);
 		return -1;
 	}
@@ -413,6 +411,14 @@ int cmd_record(int argc, char **argv)
 		free_opts(&o);
 		return 2;
 	}
+	const char *why;
+	if (!o.start_stopped && fxt_outpath_check(output, &why) < 0) {
+		/* before the program runs: a device, FIFO or directory is never replaced */
+		fprintf(stderr, ME ": -o %s: %s; an archive is written only to a regular file\n",
+			output, why);
+		free_opts(&o);
+		return 2;
+	}
 	int rc = resolve(argv[at], prog, sizeof(prog));
 	if (rc < 0) {
 		/* As a shell says: "command not found" only for a name looked up on PATH. */
@@ -429,6 +435,10 @@ int cmd_record(int argc, char **argv)
 	struct fxt_session s = { .listen_fd = -1 };
 	struct fxt_manager *m = NULL;
 	int out_fd = -1;
+	/* Past a file size limit (ulimit -f) writing the archive fails with EFBIG instead of
+	 * killing fxtrun (and the program with it); the program gets the disposition we had. */
+	struct sigaction xfsz = { .sa_handler = SIG_IGN }, xfsz_prog;
+	sigaction(SIGXFSZ, &xfsz, &xfsz_prog);
 	if (o.start_stopped) {
 		/* The manager service records, started now if it does not run. */
 		if ((rc = fxt_ctl_connect(ME, 1)) < 0)
@@ -468,6 +478,7 @@ int cmd_record(int argc, char **argv)
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != me)
 			_exit(128 + SIGKILL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		sigaction(SIGXFSZ, &xfsz_prog, NULL);
 		execv(prog, argv + at);
 		fprintf(stderr, ME ": %s: %s\n", argv[at], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -491,11 +502,15 @@ int cmd_record(int argc, char **argv)
 		rc = fxt_manager_write(m, &st);
 		if (close(out_fd) < 0 && rc == 0)
 			rc = -errno;
-		if (rc == 0 && rename(tmp, output) < 0)
-			rc = -errno;
-		if (rc < 0) {
+		if (rc == 0 && (rc = fxt_outpath_commit(tmp, output, &why)) < 0) {
+			/* complete: left under its temporary name, said so */
+			fprintf(stderr, ME ": %s %s: the complete archive stays in %s\n", output,
+				why, tmp);
+		} else if (rc < 0) {
 			unlink(tmp);
-			fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-rc));
+			fprintf(stderr, ME ": cannot write %s: %s\n", output,
+				rc == -EFBIG ? "the file size limit (ulimit -f) was reached; nothing "
+					       "written" : strerror(-rc));
 		} else {
 			fxt_summary_print(ME, &st, secs, output, "a statically linked program, or "
 					  "one that clears LD_PRELOAD?");

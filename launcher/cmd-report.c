@@ -59,13 +59,14 @@ static const char usage[] =
 	"                   thread spans and tracer stalls are not calls (their callees'\n"
 	"                   caller is the function around them)\n"
 	"  --pid PID        only this process     --tid TID   only this thread\n"
-	"  --function GLOB  only functions whose name matches (in --tree: paths to them)\n"
+	"  --function GLOBS only functions whose name matches a glob (comma-separated;\n"
+	"                   repeatable; in --tree: paths to them)\n"
 	"  --from TIME      only calls starting at or after TIME (10ms, 1.5s, 200us, 42ns)\n"
 	"  --to TIME        only calls ending at or before TIME; both relative to trace start\n"
 	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
 	"functions, and a caller's self time excludes them as it excludes its callees.\n"
-	"With context switch records (recorded by default where perf_event allows): self is\n"
+	"With context switch records (fxtrun --sched, FXT_SCHED=1): self is\n"
 	"on-CPU time, on-cpu and off-cpu (total minus on-cpu) columns per function, rows\n"
 	"[preempted] and [blocked] with each thread's time off CPU, and per lock object the\n"
 	"time its waiters were blocked off CPU.\n"
@@ -218,14 +219,22 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 }
 
+/* Whether name matches one of the globs (comma-separated, as --filter takes them). */
 static int name_ok(const struct report *rp, struct fxt_sv name)
 {
-	char buf[512];
+	char buf[512], pat[512];
 
 	if (!rp->glob)
 		return 1;
 	snprintf(buf, sizeof(buf), "%.*s", (int)name.len, name.s);
-	return !fnmatch(rp->glob, buf, 0);
+	for (const char *g = rp->glob; *g;) {
+		size_t n = strcspn(g, ",");
+		snprintf(pat, sizeof(pat), "%.*s", (int)n, g);
+		if (n && !fnmatch(pat, buf, 0))
+			return 1;
+		g += n + (g[n] == ',');
+	}
+	return 0;
 }
 
 static void print_owner(struct report *rp, uint64_t pid, uint64_t tid, const char *what)
@@ -514,6 +523,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report rp = { .sort = FXT_SORT_SELF, .start_ns = UINT64_MAX };
 	struct fxt_prof_opts po = { 0 };
+	static char globs[4096];	/* --function's lists, joined by commas */
 	struct fxt_client_result res = { 0 };
 	uint64_t from = 0, to = 0, lim;
 	int has_from = 0, has_to = 0, c, code = 0;
@@ -549,7 +559,16 @@ int cmd_report(int argc, char **argv)
 			}
 			*(c == 'p' ? &rp.has_pid : &rp.has_tid) = 1;
 			break;
-		case 'f': rp.glob = optarg; break;
+		case 'f': {	/* repeatable: the lists joined */
+			size_t at = strlen(globs);
+			if (at + 1 + strlen(optarg) >= sizeof(globs)) {
+				fprintf(stderr, "fxt report: --function: too many globs\n");
+				return CMD_EXIT_ERROR;
+			}
+			snprintf(globs + at, sizeof(globs) - at, "%s%s", at ? "," : "", optarg);
+			rp.glob = globs;
+			break;
+		}
 		case 'F':
 		case 'E':
 			if (fxt_time_parse(optarg, c == 'F' ? &from : &to) < 0) {
@@ -587,9 +606,15 @@ int cmd_report(int argc, char **argv)
 			goto nomem;
 		fxt_prof_set_oncpu(rp.prof, rp.oncpu);
 	}
-	rp.pass2 = 1;
-	if (fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
-			    has_to ? rp.start_ns + to : UINT64_MAX) < 0)
+	rp.pass2 = 1;	/* context switches and names are read once */
+	while ((c = fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
+				    has_to ? rp.start_ns + to : UINT64_MAX)) == 1) {
+		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
+		fxt_client_reread(on_record, &rp, &res);
+		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
+			goto out;
+	}
+	if (c < 0)
 		goto nomem;
 	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
 	ctab_free(&rp.names);
@@ -636,6 +661,8 @@ int cmd_report(int argc, char **argv)
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));
 done:
+	if (!rp.printed && !rp.glob && !has_from && !has_to && !rp.has_pid && !rp.has_tid)
+		printf("%s: no function calls recorded\n", argv[optind]);
 	if (!rp.printed && (rp.glob || has_from || has_to)) {
 		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
 			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",

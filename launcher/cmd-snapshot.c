@@ -19,7 +19,7 @@ static const char usage[] = "usage: fxt snapshot -o FILE\n"
 int cmd_snapshot(int argc, char **argv)
 {
 	const char *out = NULL;
-	int rc = fxt_ctl_parse_output(ME, usage, argc, argv, &out);
+	int rc = fxt_ctl_parse_output(ME, usage, argc, argv, &out, NULL);
 	if (rc >= 0)
 		return rc;
 	if (!out) {
@@ -37,7 +37,7 @@ int cmd_snapshot(int argc, char **argv)
 		return 1;
 	}
 	static uint64_t buf[FXT_MSG_MAX / 8];
-	int ok = fxt_ctl_end(ME, fd, FXT_END_SNAPSHOT, f.fd, buf) == 1;
+	int ok = fxt_ctl_end(ME, fd, FXT_END_SNAPSHOT, 0, f.fd, buf) == 1;
 	const struct fxt_msg_reply *r = (const void *)buf;
 	if (fxt_ctl_file_close(ME, &f, ok) < 0 || !ok)
 		return 1;

@@ -120,8 +120,9 @@ static void print(struct stats *st, const struct fxt_client_result *res)
 	printf(" (%" PRIu64 " of unknown type skipped)\n", res->stats.unknown_skipped);
 	if (st->last_ns >= st->first_ns && st->first_ns != UINT64_MAX)
 		printf("time span: %s\n", fxt_time_fmt(t, sizeof(t), st->last_ns - st->first_ns));
-	printf("drops: %" PRIu64 " buffer-full reports\n", st->drops);
-	printf("records dropped: %" PRIu64 "\n", st->dropped_records);
+	/* A report is written per buffer at its end, whether or not it dropped anything. */
+	printf("records dropped: %" PRIu64 " (from %" PRIu64 " drop report%s)\n",
+	       st->dropped_records, st->drops, st->drops == 1 ? "" : "s");
 	printf("\n%-20s %12s %14s\n", "record type", "records", "bytes");
 	for (int i = 0; i < 16; i++)
 		if (st->records[i])

@@ -23,6 +23,8 @@ int cmd_record_service(int argc, char **argv);
 /* Whether argv asks `fxt record` for the service client: no PROGRAM before any of --duration,
  * --pid, --name, --trigger (cmd-record-service.c). Fails: never. */
 int cmd_record_is_service(int argc, char **argv);
+/* Its usage text, also printed by `fxt record --help` after fxtrun's (cmd-record.c). */
+extern const char cmd_record_service_usage[];
 
 /* The exit status of every command that reads an archive (check, dump, report, json, stats,
  * recover), decided here and nowhere else:

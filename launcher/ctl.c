@@ -4,6 +4,7 @@
  * bounded number of times. A reply is always vetted (launcher/msg.c) before it is used. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include "common/outpath.h"
 #include "launcher/ctl.h"
 
 #include <errno.h>
@@ -22,13 +23,14 @@
 
 #include "common/io.h"
 #include "common/options.h"
+#include "common/proc.h"
 #include "common/runtime.h"
 #include "launcher/msg.h"
 #include "launcher/summary.h"
 #include "writer/buffer.h"
 
-#define NOTE_FILE "start.output"	/* in the runtime directory: fxt start's -o */
 #define CONNECT_TRIES 100		/* 10 ms apart: a manager starting at the same time */
+#define ANSWER_SLICE_MS 5000		/* then whether the manager can still answer is checked */
 
 /* Connects to control.sock in dir. Fails: -errno. */
 static int try_connect(const char *dir)
@@ -94,9 +96,18 @@ int fxt_ctl_connect(const char *me, int start)
 	return fd;
 }
 
-int fxt_ctl_read(const char *me, int fd, void *buf)
+/* One packet from the manager into buf (fxt_msg_recv()). A manager that closed the connection
+ * with our request unread (a refusal) makes the first read fail with ECONNRESET: the reply it
+ * sent before is still queued. */
+static long recv_reply(int fd, void *buf)
 {
 	long n = fxt_msg_recv(fd, buf, FXT_MSG_MAX, NULL);
+	return n == -ECONNRESET ? fxt_msg_recv(fd, buf, FXT_MSG_MAX, NULL) : n;
+}
+
+int fxt_ctl_read(const char *me, int fd, void *buf)
+{
+	long n = recv_reply(fd, buf);
 	const char *why = "the manager closed the connection (it died?)";
 	int type = n > 0 ? fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, &why) : -EBADMSG;
 	if (n == -EAGAIN)
@@ -108,23 +119,71 @@ int fxt_ctl_read(const char *me, int fd, void *buf)
 	return type;
 }
 
+/* After a slice without an answer: whether the manager can still answer (a stopped or dead one
+ * cannot; a busy one, writing a large archive, can), else says why. */
+static int manager_alive(const char *me)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], line[64] = "";
+	int pid = 0;
+	if (fxt_runtime_dir(dir, sizeof(dir), 0, NULL) == 0 &&
+	    snprintf(path, sizeof(path), "%s/" FXT_MANAGER_PIDFILE, dir) < (int)sizeof(path)) {
+		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t n = read(fd, line, sizeof(line) - 1);
+			pid = n > 0 ? atoi(line) : 0;
+			close(fd);
+		}
+	}
+	char stat[1024];
+	const char *e = pid > 0 ? fxt_proc_stat(pid, stat, sizeof(stat)) : NULL;
+	char state = e && e[0] == ' ' ? e[1] : 0;
+	if (state && state != 'T' && state != 't' && state != 'Z' && state != 'X')
+		return 1;
+	char who[32] = "";
+	if (pid > 0)
+		snprintf(who, sizeof(who), " (pid %d)", pid);
+	fprintf(stderr, "%s: the manager%s did not answer in %d s: it is %s\n", me, who,
+		ANSWER_SLICE_MS / 1000,
+		!state ? "gone" : state == 'Z' || state == 'X' ? "dead"
+				: "stopped (SIGSTOP? kill -CONT it, or kill it and restart)");
+	return 0;
+}
+
 int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, void *buf)
 {
 	int rc = fxt_msg_send(fd, req, len, file);
 	if (rc < 0) {
+		/* refused at once (too many connections): the reply saying why is there */
+		long n = recv_reply(fd, buf);
+		if (n > 0 && fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, NULL) == FXT_MSG_REPLY)
+			return FXT_MSG_REPLY;
 		fprintf(stderr, "%s: cannot talk to the manager: %s\n", me, strerror(-rc));
 		return -1;
 	}
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+		int n = poll(&p, 1, ANSWER_SLICE_MS);
+		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: %s\n", me, strerror(errno));
 			return -1;
 		}
-		int type = fxt_ctl_read(me, fd, buf);
+		if (n == 0 && !manager_alive(me))
+			return -1;
+		int type = n > 0 ? fxt_ctl_read(me, fd, buf) : 0;
 		if (type)
 			return type;
 	}
+}
+
+/* Whether path may take an archive (common/outpath.h); else says why. */
+static int output_ok(const char *me, const char *path)
+{
+	const char *why;
+	if (fxt_outpath_check(path, &why) == 0)
+		return 1;
+	fprintf(stderr, "%s: -o %s: %s; an archive is written only to a regular file\n", me, path,
+		why);
+	return 0;
 }
 
 int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
@@ -134,6 +193,9 @@ int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
 		fprintf(stderr, "%s: %s: name too long\n", me, path);
 		return -1;
 	}
+	f->part[0] = 0;
+	if (!output_ok(me, path))
+		return -1;
 	snprintf(f->part, sizeof(f->part), "%s.part", path);
 	f->fd = open(f->part, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (f->fd < 0) {
@@ -151,25 +213,30 @@ int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok)
 	f->fd = -1;
 	if (!f->part[0])
 		return 0;
-	if (ok && rename(f->part, f->path) == 0)
+	const char *why;
+	if (ok && fxt_outpath_commit(f->part, f->path, &why) == 0)
 		return 0;
-	if (ok)
-		fprintf(stderr, "%s: cannot rename %s: %s\n", me, f->part, strerror(errno));
+	if (ok) {
+		/* complete: kept under its temporary name, said so */
+		fprintf(stderr, "%s: %s %s: the complete archive stays in %s\n", me, f->path, why,
+			f->part);
+		f->part[0] = 0;
+		return -1;
+	}
 	unlink(f->part);
 	f->part[0] = 0;
 	return ok ? -1 : 0;
 }
 
-void fxt_ctl_summary(const char *me, const struct fxt_msg_reply *r, double secs,
-		     const char *out)
+void fxt_ctl_summary(const char *me, const struct fxt_msg_reply *r, const char *out)
 {
 	struct fxt_manager_stats st = { .processes = r->processes, .threads = r->threads,
 					.events = r->events, .bytes = r->bytes,
 					.dropped = r->dropped, .drop_reasons = r->drop_reasons,
-					.corrupt = r->corrupt };
+					.corrupt = r->corrupt, .overwritten = r->overwritten };
 	if (st.corrupt)
 		snprintf(st.corrupt_why, sizeof(st.corrupt_why), "see the archive");
-	fxt_summary_print(me, &st, secs, out,
+	fxt_summary_print(me, &st, (double)r->recorded_ns / 1e9, out,
 			  "no registered provider was chosen (fxt list shows them)");
 }
 
@@ -310,63 +377,18 @@ int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration
 	return 0;
 }
 
-/* ---- fxt start's note of its archive ---- */
-
-static int note_path(char *out, size_t size)
+int fxt_ctl_abspath(const char *path, char *out, size_t size)
 {
-	char dir[PATH_MAX];
-	if (fxt_runtime_dir(dir, sizeof(dir), 0, NULL) < 0)
-		return -1;
-	return snprintf(out, size, "%s/" NOTE_FILE, dir) < (int)size ? 0 : -1;
-}
-
-int fxt_ctl_note_write(uint64_t session, const char *path)
-{
-	char note[PATH_MAX + 32], abs[PATH_MAX], line[PATH_MAX * 2 + 32];
-	if (note_path(note, sizeof(note)) < 0)
-		return -1;
 	if (path[0] == '/')
-		snprintf(abs, sizeof(abs), "%s", path);
-	else if (!getcwd(abs, sizeof(abs)) || strlen(abs) + 1 + strlen(path) >= sizeof(abs))
+		return snprintf(out, size, "%s", path) < (int)size ? 0 : -1;
+	if (!getcwd(out, size))
 		return -1;
-	else
-		strcat(strcat(abs, "/"), path);
-	unlink(note);
-	int fd = open(note, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	int n = snprintf(line, sizeof(line), "%llu %s\n", (unsigned long long)session, abs);
-	int rc = fxt_write_all(fd, line, (size_t)n);
-	close(fd);
-	return rc < 0 ? -1 : 0;
-}
-
-uint64_t fxt_ctl_note_read(char *path, size_t size, int remove)
-{
-	char note[PATH_MAX + 32], line[PATH_MAX * 2 + 32];
-	if (note_path(note, sizeof(note)) < 0)
-		return 0;
-	int fd = open(note, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (remove)
-		unlink(note);
-	unsigned long long session;
-	int at;
-	if (n <= 0)
-		return 0;
-	line[n] = 0;
-	line[strcspn(line, "\n")] = 0;
-	if (sscanf(line, "%llu %n", &session, &at) != 1 || strlen(line + at) >= size)
-		return 0;
-	strcpy(path, line + at);
-	return session;
+	size_t n = strlen(out);
+	return snprintf(out + n, size - n, "/%s", path) < (int)(size - n) ? 0 : -1;
 }
 
 int fxt_ctl_parse_output(const char *me, const char *usage, int argc, char **argv,
-			 const char **out)
+			 const char **out, int *force)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -378,15 +400,20 @@ int fxt_ctl_parse_output(const char *me, const char *usage, int argc, char **arg
 			*out = argv[++i];
 			continue;
 		}
+		if (force && !strcmp(argv[i], "--force")) {
+			*force = 1;
+			continue;
+		}
 		fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n", me, argv[i], me);
 		return 2;
 	}
-	return -1;
+	return *out && !output_ok(me, *out) ? 2 : -1;	/* refused before the manager is asked */
 }
 
-int fxt_ctl_end(const char *me, int fd, uint32_t what, int file, void *buf)
+int fxt_ctl_end(const char *me, int fd, uint32_t what, uint32_t flags, int file, void *buf)
 {
-	struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)), .what = what };
+	struct fxt_msg_end req = { .h = fxt_msg_hdr(FXT_MSG_END, sizeof(req)), .what = what,
+				   .flags = flags };
 	int type = fxt_ctl_call(me, fd, &req, sizeof(req), file, buf);
 	close(fd);
 	if (type != FXT_MSG_REPLY)

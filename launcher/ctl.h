@@ -1,7 +1,7 @@
 /* What the manager service's clients (`fxt list|record|start|stop|snapshot`) share: the control
  * connection (the manager started on demand), one request and its reply, the archive file a
  * client creates as FILE.part and passes to the manager (renamed once complete, removed
- * otherwise), the trace options of record and start, and the summary of a REPLY. Errors are
+ * otherwise; fxt start's is renamed by the manager, which is told its path), the trace options of record and start, and the summary of a REPLY. Errors are
  * printed here as one line prefixed by the command's name. Single-threaded. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_CTL_H
@@ -21,7 +21,7 @@ int fxt_ctl_connect(const char *me, int start);
 
 /* Sends req (len bytes, with file unless -1) and waits for the reply into buf (FXT_MSG_MAX
  * bytes, 8-aligned), vetted. Returns its type; -1 after printing why (the manager closed the
- * connection: it died). Not thread-safe. */
+ * connection: it died; or it is stopped or dead after a slice of no answer). Not thread-safe. */
 int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, void *buf);
 
 /* Reads one reply that arrived on fd (poll said readable) into buf, vetted: its type, or -1
@@ -29,16 +29,17 @@ int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, 
 int fxt_ctl_read(const char *me, int fd, void *buf);
 
 /* Parses the arguments of `fxt stop` and `fxt snapshot`: -o/--output FILE into *out (left as
- * it is when absent), --help (prints usage). Returns -1 to go on, else the exit status (0 after
+ * it is when absent), --force into *force (force NULL: refused), --help (prints usage). Returns -1 to go on, else the exit status (0 after
  * the help, 2 after a one-line error). Fails: see above. */
 int fxt_ctl_parse_output(const char *me, const char *usage, int argc, char **argv,
-			 const char **out);
+			 const char **out, int *force);
 
-/* Sends END (what: FXT_END_STOP or FXT_END_SNAPSHOT, with file unless -1) on fd, closes fd and
+/* Sends END (what: FXT_END_STOP or FXT_END_SNAPSHOT; flags: FXT_END_*; with file unless -1) on
+ * fd, closes fd and
  * reads the reply into buf (FXT_MSG_MAX bytes, 8-aligned), printing the manager's message when
  * it refused. Returns 1 when the manager says done, 0 when it refused, -1 when no reply came
  * (printed). Not thread-safe. */
-int fxt_ctl_end(const char *me, int fd, uint32_t what, int file, void *buf);
+int fxt_ctl_end(const char *me, int fd, uint32_t what, uint32_t flags, int file, void *buf);
 
 /* The archive a client passes to the manager: created as path.part (O_EXCL, never following a
  * link), renamed to path when the manager says it is complete. */
@@ -55,10 +56,9 @@ int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path);
  * Fails: -1 after printing why (the rename failed). */
 int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok);
 
-/* Prints what a REPLY says the archive at out holds (launcher/summary.c), after secs of
- * recording. Fails: never. */
-void fxt_ctl_summary(const char *me, const struct fxt_msg_reply *r, double secs,
-		     const char *out);
+/* Prints what a REPLY says the archive at out holds (launcher/summary.c; out NULL: a file the
+ * client cannot name), and for how long it recorded. Fails: never. */
+void fxt_ctl_summary(const char *me, const struct fxt_msg_reply *r, const char *out);
 
 /* The trace options of `fxt record` (service client) and `fxt start`. */
 struct fxt_ctl_trace {
@@ -74,10 +74,8 @@ struct fxt_ctl_trace {
 int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration,
 			const char *help, struct fxt_ctl_trace *t, int *exit_status);
 
-/* The runtime directory's note of the archive `fxt start -o FILE` passed: "<session> <path>".
- * fxt_ctl_note_write() writes it, fxt_ctl_note_read() reads it into path (size bytes) and
- * returns its session (0: none). Fails: -1 / 0. */
-int fxt_ctl_note_write(uint64_t session, const char *path);
-uint64_t fxt_ctl_note_read(char *path, size_t size, int remove);
+/* path made absolute (the current directory's) into out (size bytes). Fails: -1 (too long, or
+ * no current directory). */
+int fxt_ctl_abspath(const char *path, char *out, size_t size);
 
 #endif

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "common/proc.h"
 #include "common/protocol.h"
+#include "launcher/accept.h"
 #include "launcher/msg.h"
 #include "launcher/saver.h"
 #include "writer/buffer.h"
@@ -49,6 +50,7 @@ struct fxt_manager {
 	size_t np, cap;
 	int *pending;		/* accepted connections that have not said STARTED yet */
 	size_t npending, pending_cap;
+	int reserve;		/* for accepting with no descriptor left (launcher/accept.h) */
 	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
 	uint64_t t0_tsc, t0_ns;
 	uint64_t saved, refused, impostors;
@@ -67,6 +69,7 @@ struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 	m->out = o;
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	m->listen_fd = listen_fd;
+	m->reserve = fxt_accept_reserve();
 	m->tsc = fxt_invariant_tsc();
 	m->t0_tsc = __rdtsc();
 	m->t0_ns = fxt_mono_ns();
@@ -163,8 +166,10 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 	if (!rc)
 		rc = fxt_saver_save(m->out, &p->s, 0, fallback_tps(m));
 	m->saved += m->out->bytes - before;
-	if (rc < 0)
-		return;	/* not saved (disk full?): no BUFFER_SAVED; the provider stops waiting */
+	if (rc < 0 && !m->out->err)
+		return;	/* not saved: no BUFFER_SAVED; the provider stops waiting */
+	/* Saved, or the archive cannot be written any more (full disk, file size limit): the
+	 * provider waiting for this save would wait for nothing. */
 	trace_provider_packet_t ack = { .request = TRACE_PROVIDER_BUFFER_SAVED,
 					.data32 = req->data32,
 					.data64 = req->data64 };
@@ -237,10 +242,23 @@ static void on_packet(struct fxt_manager *m, struct provider *p)
 		save(m, p, &pk);
 }
 
+/* Out of descriptors with no reserve left, the oldest connection that has not said STARTED
+ * yet is given up for one (launcher/accept.h): else the listening socket, readable, spins. */
 static void accept_all(struct fxt_manager *m)
 {
 	int fd;
-	while ((fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+	while ((fd = fxt_accept(m->listen_fd, &m->reserve, NULL, NULL)) != -EAGAIN) {
+		if (fd == -EMFILE && m->reserve < 0) {
+			if (!m->npending)
+				return;	/* nothing to give up: polled again later */
+			close(m->pending[0]);	/* a descriptor for the reserve */
+			m->pending[0] = m->pending[--m->npending];
+			m->reserve = fxt_accept_reserve();
+		}
+		if (fd == -EMFILE)
+			continue;
+		if (fd < 0)
+			return;
 		if (m->npending == m->pending_cap) {
 			size_t cap = m->pending_cap ? m->pending_cap * 2 : 16;
 			int *q = realloc(m->pending, cap * sizeof(*q));
@@ -355,6 +373,31 @@ static int finish(struct fxt_manager *m, struct provider *p)
 	return 0;
 }
 
+/* A process that runs untraced (common/protocol.h, FXT_SESSION_UNTRACED_SUFFIX): counted, the
+ * first of each kind named. */
+static void untraced(int dir, const char *name, int pid, struct fxt_manager_stats *st)
+{
+	char line[600] = "", what[520] = "";
+	int err, fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	line[n] = 0;
+	if (sscanf(line, "shed %519[^\n]", what) == 1) {
+		if (!st->shed++) {
+			st->shed_pid = pid;
+			snprintf(st->shed_path, sizeof(st->shed_path), "%.199s", what);
+		}
+	} else if (sscanf(line, "%d %519[^\n]", &err, what) >= 1 && !st->untraced++) {
+		st->untraced_errno = err;
+		st->untraced_pid = pid;
+		snprintf(st->untraced_name, sizeof(st->untraced_name), "%.63s", what);
+	}
+}
+
 /* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order. */
 static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
@@ -364,18 +407,11 @@ static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 	size_t first = m->np;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		int pid, err;
+		int pid;
 		unsigned n;
 		char tail;
 		if (sscanf(e->d_name, "%d.untrace%c", &pid, &tail) == 2 && tail == 'd') {
-			/* A process that could not get a buffer: counted, with its errno. */
-			char line[16] = "";
-			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd >= 0 && read(fd, line, sizeof(line) - 1) > 0 &&
-			    sscanf(line, "%d", &err) == 1 && !st->untraced++)
-				st->untraced_errno = err;
-			if (fd >= 0)
-				close(fd);
+			untraced(dirfd(d), e->d_name, pid, st);
 			continue;
 		}
 		if (sscanf(e->d_name, "%d.%u.bu%c", &pid, &n, &tail) == 3 && tail == 'f' &&
@@ -448,7 +484,8 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		/* A saver state of its own over the same read-only mapping: the trace's state
 		 * (what was saved, the vetting) is left as it is. */
 		struct fxt_saved f = { .pid = p->s.pid, .ppid = p->s.ppid, .id = p->s.id,
-				       .buf = p->s.buf, .layout = p->s.layout, .live = p->s.live };
+				       .snapshot = 1, .buf = p->s.buf, .layout = p->s.layout,
+				       .live = p->s.live };
 		if (!(f.chunks = calloc(f.layout.nchunks + 1, sizeof(*f.chunks))))
 			rc = -ENOMEM;
 		if (!rc)
@@ -483,6 +520,8 @@ void fxt_manager_free(struct fxt_manager *m)
 	}
 	for (size_t i = 0; i < m->npending; i++)
 		close(m->pending[i]);
+	if (m->reserve >= 0)
+		close(m->reserve);
 	free(m->pending);
 	free(m->p);
 	free(m->out);

@@ -30,6 +30,11 @@ struct fxt_manager_stats {
 	uint64_t corrupt;	/* providers whose data ended at a bad record (launcher/vet.h) */
 	uint64_t untraced;	/* processes that could not get a buffer (FXT_SESSION_UNTRACED_SUFFIX) */
 	int untraced_errno;	/* why, for the first of them */
+	int untraced_pid;	/* the first of them, and its program */
+	char untraced_name[64];
+	uint64_t shed;		/* processes that exec'd without the preload (the same files) */
+	int shed_pid;		/* the first of them, and what it exec'd */
+	char shed_path[200];
 	int corrupt_pid;	/* the first of them, and why */
 	char corrupt_why[200];
 };
@@ -75,7 +80,7 @@ int fxt_manager_usage(struct fxt_manager *m, int pid, uint64_t *used, uint64_t *
 /* Writes into fd (an empty file, owned by the caller) an archive of what the live buffers hold
  * now, without disturbing the trace: every provider is read afresh with a saver state of its
  * own (the buffers are only read), events stamped after cutoff left out (0: none). Each
- * provider is reported as killed (its open calls are not ended); providers that already ended
+ * provider is reported as cut by the snapshot (its open calls are not ended there); providers that already ended
  * are in the trace's archive, not in the snapshot. st: what the snapshot holds.
  * Fails: -errno (I/O), -ENOMEM. Not thread-safe. */
 int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,

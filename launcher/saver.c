@@ -25,6 +25,9 @@
 #include "writer/outfile.h"
 #include "writer/records.h"
 
+/* More dropped records than any run drops: a scribbled counter. */
+#define FXT_SAVER_DROPPED_MAX (1ULL << 48)
+
 /* Durable records are copied in pieces of at most this many words (half the write buffer). */
 #define PIECE_WORDS 32768u
 
@@ -351,8 +354,30 @@ static int layout_changed(const struct fxt_saved *s)
 	return memcmp(&now, &s->layout, offsetof(struct fxt_buf_hdr, ticks_per_second)) != 0;
 }
 
-int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
-		   uint64_t fallback_tps)
+/* The provider's last save (final): a hole left in its durable area (a reservation a killed
+ * thread never wrote: exit() ends threads mid-record) stays one for good, and the records after
+ * it (the strings of events saved now, say) are found word by word as the standalone file's
+ * finish finds them (fxt_outfile_durable_at), the hole's words left out. Returns the word
+ * offset up to which they were consumed. */
+static int copy_durable_past_holes(struct fxt_out *o, struct fxt_saved *s, size_t at,
+				   size_t *done)
+{
+	const uint64_t *d = fxt_buf_durable(&s->buf);
+	size_t used = durable_used(s) / 8, words = s->layout.durable_size / 8;
+	int rc = 0;
+	while (!rc && at < used && !fxt_vet_problem(s->vet)) {
+		uint32_t n = fxt_outfile_durable_at(d, at, words, 1);
+		if (n && at + n <= used)
+			rc = copy_durable(o, s, at, at + n, &at);
+		else
+			at++;
+	}
+	*done = at;
+	return rc;
+}
+
+static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_t fallback_tps,
+		int final)
 {
 	uint64_t start = o->bytes;
 	int opened = 0, rc = 0;
@@ -372,11 +397,13 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	size_t from = s->durable_saved / 8, end = valid_end(fxt_buf_durable(&s->buf), from,
 							    durable_used(s) / 8);
 	int first = !s->init_at;
-	if (end > from || first || k) {
+	if (end > from || first || k || (final && durable_used(s) / 8 > end)) {
 		rc = open_section(o, s, fallback_tps, &opened);
 		size_t done = from;
 		if (!rc)
 			rc = copy_durable(o, s, from, end, &done);
+		if (!rc && final)
+			rc = copy_durable_past_holes(o, s, done, &done);
 		s->durable_saved = done * 8;
 	}
 	if (!rc && first) {
@@ -394,6 +421,12 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	free(runs);
 	s->st.bytes += o->bytes - start;
 	return rc ? rc : o->err;
+}
+
+int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
+		   uint64_t fallback_tps)
+{
+	return save(o, s, cutoff, fallback_tps, 0);
 }
 
 /* An instant: fxtauto's note that the provider's data ended early.
@@ -419,16 +452,25 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	uint64_t stop = __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE);
 	if (cutoff && (!stop || cutoff < stop))
 		stop = cutoff;
-	int rc = fxt_saver_save(o, s, stop, fallback_tps);
+	int rc = save(o, s, stop, fallback_tps, 1);
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);
 	uint32_t reasons = __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED);
+	if (dropped > FXT_SAVER_DROPPED_MAX) {
+		/* No run drops that many (2^48 records: days at one per ns): the provider wrote
+		 * over its header's counters. Its count is not reported, its data is corrupt. */
+		if (s->vet && !fxt_vet_problem(s->vet))
+			fxt_vet_fail(s->vet, "buffer header overwritten (drop count)");
+		dropped = 0;
+		reasons = 0;
+	}
 	int overwritten = s->layout.mode == FXT_BUF_CIRCULAR && wraps;
 	/* Killed before its exit flush (SIGKILL): its open calls and pending flows were never
-	 * ended; the archive says so with its drop report, so readers excuse what is unpaired. */
+	 * ended; the archive says so with its drop report, so readers excuse what is unpaired.
+	 * A snapshot of a running provider: the same, said as what it is. */
 	int killed = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != FXT_BUF_STOPPED;
 	if (killed)
-		reasons |= FXT_DROP_KILLED;
+		reasons |= s->snapshot ? FXT_DROP_CUT : FXT_DROP_KILLED;
 	/* Unpaired records of a provider that dropped none: its data is not what it wrote. */
 	if (!rc && !dropped && !overwritten && !killed && s->vet)
 		fxt_vet_finish(s->vet);

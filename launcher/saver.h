@@ -26,6 +26,7 @@ struct saved_chunk {
 struct fxt_saved {
 	int pid, ppid;			/* ppid 0: unknown */
 	uint32_t id;			/* provider id in the archive */
+	int snapshot;			/* read for a snapshot: still running, not killed */
 	struct fxt_buf buf;		/* attached read-only mapping; buf.hdr = &layout (set
 				 * again by each save: the struct may move) */
 	struct fxt_buf_hdr layout;	/* the header as attached: the layout never read again */
@@ -65,10 +66,11 @@ int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   uint64_t fallback_tps);
 
 /* Ends provider s: a last save (events stamped after cutoff or after the provider's stop left
- * out; cutoff 0: none), its dropped-records report (buffer-full event and count), and its final
+ * out; cutoff 0: none; the durable records after a hole a killed writer left are saved too),
+ * its dropped-records report (buffer-full event and count), and its final
  * ticks per second patched into its initialization record. A provider that has not stopped
- * (killed, or still running under a snapshot) is reported as killed: its open calls were never
- * ended. A provider whose data
+ * is reported as killed (its open calls were never ended), or, under a snapshot (s->snapshot),
+ * as cut there. A provider whose data
  * ended early (a bad record) gets a buffer-full event and an instant "provider data corrupt"
  * of category fxtauto with the reason (argument "reason"), so that `fxt check` excuses what it
  * lacks. Fails: -errno. */

@@ -18,9 +18,17 @@
 void svc_control_accept(struct svc *v)
 {
 	int fd;
-	while ((fd = accept4(v->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		if (!fxt_msg_peer_ok(fd, NULL)) {
-			svc_refuse(v, fd, "client", "another user");
+	while ((fd = svc_accept(v, v->ctl_fd, "client", NULL)) >= 0) {
+		if (v->nclients >= SVC_MAX_CLIENTS) {
+			svc_reply(v, fd, -EUSERS, NULL,
+				  "the manager has %d client connections open, the most it "
+				  "takes: refused",
+				  SVC_MAX_CLIENTS);
+			if (v->shed++ % 1000 == 0)
+				svc_log(v, "client connection refused: %d open already (%llu shed "
+					   "so far)",
+					SVC_MAX_CLIENTS, (unsigned long long)v->shed);
+			close(fd);
 			continue;
 		}
 		if (v->nclients == v->ccap) {
@@ -47,11 +55,19 @@ static void forget(struct svc *v, int fd)
 		}
 }
 
-void svc_reply(struct svc *v, int fd, int status, uint64_t session,
-	       const struct fxt_manager_stats *st, const char *fmt, ...)
+void svc_reply(struct svc *v, int fd, int status, const struct svc_answer *a, const char *fmt,
+	       ...)
 {
-	struct fxt_msg_reply r = { .h = fxt_msg_hdr(FXT_MSG_REPLY, sizeof(r)), .status = status,
-				   .session = session };
+	static struct fxt_msg_reply r;
+	r = (struct fxt_msg_reply){ .h = fxt_msg_hdr(FXT_MSG_REPLY, sizeof(r)), .status = status };
+	if (a) {
+		r.session = a->session;
+		r.flags = a->flags;
+		r.recorded_ns = a->recorded_ns;
+		if (a->archive)
+			snprintf(r.archive, sizeof(r.archive), "%s", a->archive);
+	}
+	const struct fxt_manager_stats *st = a ? a->st : NULL;
 	if (st) {
 		r.processes = st->processes;
 		r.threads = st->threads;
@@ -60,6 +76,7 @@ void svc_reply(struct svc *v, int fd, int status, uint64_t session,
 		r.dropped = st->dropped;
 		r.drop_reasons = st->drop_reasons;
 		r.corrupt = (uint32_t)st->corrupt;
+		r.overwritten = st->overwritten;
 	}
 	va_list ap;
 	va_start(ap, fmt);
@@ -75,7 +92,7 @@ static void list(struct svc *v, int fd)
 	size_t max = (FXT_MSG_MAX - sizeof(struct fxt_msg_list)) / sizeof(struct fxt_list_entry);
 	struct fxt_msg_list *m = calloc(1, FXT_MSG_MAX);
 	if (!m) {
-		svc_reply(v, fd, -ENOMEM, 0, NULL, "out of memory");
+		svc_reply(v, fd, -ENOMEM, NULL, "out of memory");
 		return;
 	}
 	struct fxt_list_entry *e = (struct fxt_list_entry *)(m + 1);
@@ -85,7 +102,10 @@ static void list(struct svc *v, int fd)
 			continue;	/* no HELLO yet */
 		struct fxt_list_entry *o = &e[m->count++];
 		o->pid = (uint32_t)p->pid;
-		o->state = p->state;
+		o->state = (p->state == FXT_PROVIDER_TRACING || p->state == FXT_PROVIDER_ARMED) &&
+					   !p->recording
+				   ? FXT_PROVIDER_STARTING
+				   : p->state;
 		memcpy(o->name, p->name, sizeof(o->name));
 		if (v->trace && p->session == v->trace->id)
 			fxt_manager_usage(v->trace->m, p->pid, &o->buffer_used, &o->buffer_size);

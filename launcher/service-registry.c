@@ -1,6 +1,6 @@
 /* The service's registry of providers (service.h): connections accepted only from our user, a
- * HELLO only for the peer's own pid and only once, then STOPPED and TRIGGERED for the trace the
- * provider is in. START and STOP go out without waiting: a provider whose queue is full or whose
+ * HELLO only for the peer's own pid and only once, then RECORDING, STOPPED and TRIGGERED for
+ * the trace the provider is in. START and STOP go out without waiting: a provider whose queue is full or whose
  * connection broke is removed. Anything off-contract closes the connection and is counted. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -32,13 +32,8 @@ static void drop(struct svc *v, struct svc_provider *p, int close_fd)
 
 void svc_registry_accept(struct svc *v)
 {
-	int fd;
-	while ((fd = accept4(v->reg_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		int pid;
-		if (!fxt_msg_peer_ok(fd, &pid) || pid <= 0) {
-			svc_refuse(v, fd, "provider", "another user");
-			continue;
-		}
+	int fd, pid;
+	while ((fd = svc_accept(v, v->reg_fd, "provider", &pid)) >= 0) {
 		if (v->np == v->pcap) {
 			size_t cap = v->pcap ? v->pcap * 2 : 16;
 			struct svc_provider *q = realloc(v->p, cap * sizeof(*q));
@@ -92,6 +87,7 @@ int svc_provider_start(struct svc *v, struct svc_provider *p, const struct svc_t
 		return rc;
 	p->state = armed ? FXT_PROVIDER_ARMED : FXT_PROVIDER_TRACING;
 	p->session = id;
+	p->recording = 0;
 	svc_log(v, "trace %llu: provider %d started", (unsigned long long)id, pid);
 	return 0;
 }
@@ -143,15 +139,25 @@ void svc_registry_read(struct svc *v, int fd)
 	switch (type) {
 	case FXT_MSG_HELLO:
 		memcpy(p->name, u.hello.name, sizeof(p->name));
-		p->state = FXT_PROVIDER_IDLE;
-		svc_log(v, "provider %d (%s) registered", p->pid, p->name);
-		svc_trace_joined(v, p);
+		p->state = u.hello.state;
+		p->session = u.hello.session;
+		p->recording = p->session != 0;
+		svc_log(v, "provider %d (%s) registered%s", p->pid, p->name,
+			p->session ? ", born in a trace" : "");
+		if (p->session)
+			svc_trace_born_in(v, p);
+		else
+			svc_trace_joined(v, p);
 		break;
 	case FXT_MSG_STOPPED:	/* a late one of an earlier trace is no news */
 		if (u.session.session == p->session) {
 			p->state = FXT_PROVIDER_IDLE;
 			p->session = 0;
+			p->recording = 0;
 		}
+		break;
+	case FXT_MSG_RECORDING:
+		p->recording |= u.session.session == p->session;
 		break;
 	case FXT_MSG_TRIGGERED:
 		if (ours && u.triggered.session == p->session)

@@ -1,13 +1,20 @@
 /* The service's trace (service.h): one at a time. TRACE makes a session (launcher/session.c:
  * buffers on /dev/shm) and an fxt_manager writing the archive, and sends START to every chosen
- * provider, and later to each one that registers and is chosen by the same rule. END STOP (or
- * the attached client leaving, or SIGTERM) sends STOP and waits at most SVC_STOP_WAIT_MS for
- * the providers; then the archive is written into the client's file (passed with SCM_RIGHTS:
- * the service never opens a path a client chose), synced, and the REPLY carries what it holds.
- * Streaming writes the client's file from the start; the other modes write a temporary file of
- * the runtime directory, copied into the client's file at the end. A snapshot (END SNAPSHOT,
- * or a provider's snapshot trigger, cut at the trigger's tick) reads the buffers afresh and
- * leaves the trace as it is. */
+ * provider, and later to each one that registers and is chosen by the same rule (a fork child
+ * of a traced process is in the trace from birth). A TRACE choosing nobody is refused. The
+ * start is a barrier: TRACE is answered once every chosen provider said RECORDING (or stopped,
+ * or SVC_START_WAIT_MS passed: those not recording yet are named). END STOP (or the attached
+ * client leaving, or SIGTERM) sends STOP and waits at most SVC_STOP_WAIT_MS for the providers;
+ * an attached trace (record) is ended only by its own connection or a forced END. Then the
+ * archive is written into the client's file (passed with SCM_RIGHTS: the service never opens a
+ * path a client chose; the file of TRACE with an output path, `fxt start -o`, is renamed from
+ * its ".part" name here, whoever ended the trace), synced, and the REPLY says which file holds
+ * it and what it holds. A trace nobody gave a file (fxt start without -o, then SIGTERM) leaves
+ * its archive in the runtime directory as trace-<id>.fxt, logged and told. Streaming writes the
+ * client's file from the start; the other modes write a temporary file of the runtime
+ * directory, copied into the client's file at the end. A snapshot (END SNAPSHOT, or a
+ * provider's snapshot trigger, cut at the trigger's tick) reads the buffers afresh and leaves
+ * the trace as it is. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/io.h"
+#include "common/outpath.h"
+#include "launcher/msg.h"
 #include "launcher/service.h"
 #include "writer/buffer.h"
 
@@ -92,7 +102,7 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 	if (status) {
 		if (file >= 0)
 			close(file);
-		svc_reply(v, fd, status, 0, NULL, "%s", why);
+		svc_reply(v, fd, status, NULL, "%s", why);
 		return;
 	}
 	struct svc_trace *t = calloc(1, sizeof(*t));
@@ -100,7 +110,11 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 	if (t) {
 		t->out_fd = -1;
 		t->file_fd = file;
+		t->file_by = file >= 0 ? fd : -1;
+		t->starter = -1;
 		t->owner = req->flags & FXT_TRACE_ATTACHED ? fd : -1;
+		if (t->owner >= 0)
+			fxt_msg_peer_ok(fd, &t->owner_pid);
 		t->session.listen_fd = -1;
 	}
 	if (!rc) {
@@ -127,21 +141,106 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 		} else if (file >= 0) {
 			close(file);
 		}
-		svc_reply(v, fd, rc, 0, NULL, "cannot start the trace: %s", strerror(-rc));
+		svc_reply(v, fd, rc, NULL, "cannot start the trace: %s", strerror(-rc));
 		return;
 	}
 	v->trace = t;
+	t->begun_ns = fxt_mono_ns();
 	int n = start_chosen(v);
-	svc_log(v, "trace %llu started: %d provider%s", (unsigned long long)t->id, n,
+	if (!n) {
+		free_trace(v);
+		char what[FXT_NAME_MAX + 32] = "";
+		if (req->pid)
+			snprintf(what, sizeof(what), " (--pid %u)", req->pid);
+		else if (req->name[0])
+			snprintf(what, sizeof(what), " (--name %s)", req->name);
+		svc_reply(v, fd, -ESRCH, NULL,
+			  "no registered program matches%s: no trace started (fxt list shows "
+			  "them)", what);
+		return;
+	}
+	t->chosen = (unsigned)n;
+	t->starter = fd;
+	t->start_deadline_ms = t->begun_ns / 1000000 + SVC_START_WAIT_MS;
+	svc_log(v, "trace %llu: START sent to %d provider%s", (unsigned long long)t->id, n,
 		n == 1 ? "" : "s");
-	svc_reply(v, fd, 0, t->id, NULL, "trace %llu started: %d provider%s",
-		  (unsigned long long)t->id, n, n == 1 ? "" : "s");
+}
+
+/* The start's barrier passed (or ran out, or the trace is stopping): answers the client that
+ * started it. None of the chosen recording: the trace is dropped and the start refused. */
+static void answer_start(struct svc *v)
+{
+	struct svc_trace *t = v->trace;
+	unsigned in = 0, rec = 0;
+	char late[256] = "";
+	size_t at = 0;
+	for (size_t i = 0; i < v->np; i++) {
+		const struct svc_provider *p = &v->p[i];
+		if (p->session != t->id)
+			continue;
+		in++;
+		rec += (unsigned)p->recording;
+		if (!p->recording && at < sizeof(late) - 1)
+			at += (size_t)snprintf(late + at, sizeof(late) - at, "%s%d (%s)",
+					       at ? ", " : "", p->pid, p->name);
+	}
+	int fd = t->starter;
+	uint64_t now = fxt_mono_ns(), took = now - t->begun_ns;
+	struct svc_answer a = { .session = t->id, .recorded_ns = took };
+	t->starter = -1;
+	t->started_ns = now;
+	if (!rec && !t->stopping) {
+		svc_log(v, "trace %llu: none of %u chosen provider%s could record: dropped",
+			(unsigned long long)t->id, t->chosen, t->chosen == 1 ? "" : "s");
+		for (size_t i = v->np; i-- > 0;)
+			if (v->p[i].session == t->id && v->p[i].state != FXT_PROVIDER_IDLE)
+				svc_provider_stop(v, &v->p[i]);
+		for (size_t i = 0; i < v->np; i++)
+			if (v->p[i].session == t->id)
+				v->p[i].session = 0, v->p[i].state = FXT_PROVIDER_IDLE;
+		unsigned chosen = t->chosen;
+		free_trace(v);
+		svc_reply(v, fd, -EIO, &a,
+			  "none of the %u chosen program%s could start recording%s%s (see %s "
+			  "stderr): no trace started",
+			  chosen, chosen == 1 ? "" : "s", late[0] ? ": " : "", late,
+			  chosen == 1 ? "its" : "their");
+		return;
+	}
+	if (rec == in && in == t->chosen)
+		svc_reply(v, fd, 0, &a, "trace %llu started: %u provider%s recording (in %.0f ms)",
+			  (unsigned long long)t->id, rec, rec == 1 ? "" : "s", (double)took / 1e6);
+	else if (rec == in)
+		svc_reply(v, fd, 0, &a,
+			  "trace %llu started: %u provider%s recording (in %.0f ms; %u of the %u "
+			  "chosen could not start: see %s stderr)",
+			  (unsigned long long)t->id, rec, rec == 1 ? "" : "s", (double)took / 1e6,
+			  t->chosen - in, t->chosen, t->chosen - in == 1 ? "its" : "their");
+	else
+		svc_reply(v, fd, 0, &a,
+			  "trace %llu started: %u of %u provider%s recording after %.1f s; not yet: "
+			  "%s",
+			  (unsigned long long)t->id, rec, in, in == 1 ? "" : "s",
+			  (double)took / 1e9, late);
+	svc_log(v, "trace %llu started: %u of %u provider%s recording after %llu ms",
+		(unsigned long long)t->id, rec, t->chosen, t->chosen == 1 ? "" : "s",
+		(unsigned long long)(took / 1000000));
 }
 
 void svc_trace_joined(struct svc *v, struct svc_provider *p)
 {
 	if (v->trace && !v->trace->stopping && chooses(v->trace, p))
 		svc_provider_start(v, p, v->trace);
+}
+
+void svc_trace_born_in(struct svc *v, struct svc_provider *p)
+{
+	const struct svc_trace *t = v->trace;
+	if (t && t->id == p->session && !t->stopping)
+		return;	/* its parent's trace: in it, stopped with it */
+	svc_log(v, "provider %d: born in trace %llu, which is not running: stopped", p->pid,
+		(unsigned long long)p->session);
+	svc_provider_stop(v, p);
 }
 
 void svc_trace_stop(struct svc *v)
@@ -188,33 +287,48 @@ void svc_trace_end(struct svc *v, int fd, const struct fxt_msg_end *end, int fil
 	if (!t) {
 		if (file >= 0)
 			close(file);
-		svc_reply(v, fd, -ESRCH, 0, NULL, "no trace running");
+		svc_reply(v, fd, -ESRCH, NULL, "no trace running");
 		return;
 	}
+	struct svc_answer a = { .session = t->id };
 	if (end->what == FXT_END_SNAPSHOT) {
 		struct fxt_manager_stats st;
 		int rc = file < 0 ? -EINVAL : snapshot(t, file, 0, &st);
 		if (file >= 0)
 			close(file);
+		a.st = &st;
+		a.flags = FXT_REPLY_IN_FILE;
+		a.recorded_ns = t->started_ns ? fxt_mono_ns() - t->started_ns : 0;
 		if (rc < 0)
-			svc_reply(v, fd, rc, t->id, NULL, "snapshot not written: %s",
+			svc_reply(v, fd, rc, NULL, "snapshot not written: %s",
 				  file < 0 ? "no file passed" : strerror(-rc));
 		else
-			svc_reply(v, fd, 0, t->id, &st, "snapshot of trace %llu written",
+			svc_reply(v, fd, 0, &a, "snapshot of trace %llu written",
 				  (unsigned long long)t->id);
 		return;
 	}
+	if (t->owner >= 0 && fd != t->owner && !(end->flags & FXT_END_FORCE)) {
+		if (file >= 0)
+			close(file);
+		svc_reply(v, fd, -EPERM, &a,
+			  "trace %llu belongs to the fxt record of pid %d, which stops it and "
+			  "writes its archive (fxt stop --force ends it now)",
+			  (unsigned long long)t->id, t->owner_pid);
+		return;
+	}
 	if (t->file_fd < 0 && file < 0 && !t->snapped) {
-		svc_reply(v, fd, -EINVAL, t->id, NULL,
+		svc_reply(v, fd, -EINVAL, &a,
 			  "no archive file: the trace was started without one (pass -o FILE)");
 		return;
 	}
-	if (t->file_fd < 0)
+	if (t->file_fd < 0) {
 		t->file_fd = file;
-	else if (file >= 0)
+		t->file_by = fd;
+	} else if (file >= 0) {
 		close(file);	/* the start's file is the archive */
+	}
 	if (wait_for_end(t, fd) < 0) {
-		svc_reply(v, fd, -ENOMEM, t->id, NULL, "out of memory");
+		svc_reply(v, fd, -ENOMEM, &a, "out of memory");
 		return;
 	}
 	svc_trace_stop(v);
@@ -228,10 +342,11 @@ void svc_trace_triggered(struct svc *v, struct svc_provider *p,
 		p->pid, m->kind == FXT_TRIGGER_START  ? "start"
 			: m->kind == FXT_TRIGGER_STOP ? "stop"
 						      : "snapshot");
-	if (m->kind == FXT_TRIGGER_START && p->state == FXT_PROVIDER_ARMED)
+	if (m->kind == FXT_TRIGGER_START &&
+	    (p->state == FXT_PROVIDER_ARMED || p->state == FXT_PROVIDER_FIRED))
 		p->state = FXT_PROVIDER_TRACING;
 	else if (m->kind == FXT_TRIGGER_STOP && p->state == FXT_PROVIDER_TRACING)
-		p->state = FXT_PROVIDER_ARMED;
+		p->state = FXT_PROVIDER_FIRED;
 	if (m->kind != FXT_TRIGGER_SNAPSHOT || t->snapped || t->stopping || t->file_fd < 0)
 		return;
 	/* The flight recorder: what the buffers hold up to the trigger, at once (before a
@@ -251,6 +366,10 @@ void svc_trace_client_gone(struct svc *v, int fd)
 	for (size_t i = 0; i < t->nwaiting; i++)
 		if (t->waiting[i] == fd)
 			t->waiting[i--] = t->waiting[--t->nwaiting];
+	if (t->starter == fd)
+		t->starter = -1;
+	if (t->file_by == fd)
+		t->file_by = -1;
 	if (t->owner == fd) {
 		t->owner = -1;
 		svc_trace_stop(v);
@@ -272,11 +391,25 @@ static int copy_out(int from, int to)
 	return n < 0 ? -errno : 0;
 }
 
-/* Writes the archive and answers everyone waiting. */
+/* Where a complete archive nobody named goes: the runtime directory's trace-<id>.fxt, linked
+ * from the temporary (path: its name). Fails: -errno. */
+static int keep_in_runtime_dir(struct svc *v, struct svc_trace *t, char *path, size_t size)
+{
+	char proc[64];
+	if (snprintf(path, size, "%s/trace-%llu.fxt", v->dir, (unsigned long long)t->id) >=
+	    (int)size)
+		return -ENAMETOOLONG;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", t->out_fd);
+	unlink(path);	/* a manager's of an earlier life: ids start at 1 again */
+	return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
+/* Writes the archive and answers everyone waiting: each is told which file holds it. */
 static void finish(struct svc *v)
 {
 	struct svc_trace *t = v->trace;
-	struct fxt_manager_stats st;
+	struct fxt_manager_stats st = { 0 };
+	char where[FXT_PATH_MAX + 8] = "";
 	int rc = 0;
 	/* late STARTED and SAVE_BUFFER packets, as fxtrun reads them at its end */
 	for (int i = 0; i < 8 && fxt_manager_poll(t->m, -1, 0) >= 0; i++)
@@ -287,31 +420,55 @@ static void finish(struct svc *v)
 	} else {
 		rc = fxt_manager_write(t->m, &st);
 		if (!rc && t->file_fd < 0)
-			rc = -ENOENT;	/* nobody gave a file: the archive goes */
+			rc = keep_in_runtime_dir(v, t, where, sizeof(where));
 		else if (!rc && t->req->mode != FXT_BUF_STREAMING)
 			rc = lseek(t->file_fd, 0, SEEK_SET) < 0 || ftruncate(t->file_fd, 0) < 0
 				     ? -errno
 				     : copy_out(t->out_fd, t->file_fd);
-		if (!rc && fsync(t->file_fd) < 0 && errno != EINVAL)
+		if (!rc && t->file_fd >= 0 && fsync(t->file_fd) < 0 && errno != EINVAL)
 			rc = -errno;
 	}
-	svc_log(v, "trace %llu: ended (%s), %llu events", (unsigned long long)t->id,
-		rc ? strerror(-rc) : "archive written", (unsigned long long)st.events);
+	if (!rc && t->req->output[0]) {
+		/* fxt start -o: complete, renamed here whoever ended the trace */
+		char part[FXT_PATH_MAX + 8];
+		const char *why;
+		snprintf(part, sizeof(part), "%s.part", t->req->output);
+		if (fxt_outpath_commit(part, t->req->output, &why) == 0)
+			snprintf(where, sizeof(where), "%s", t->req->output);
+		else
+			snprintf(where, sizeof(where), "%s", part),
+				svc_log(v, "trace %llu: %s %s: the complete archive stays in %s",
+					(unsigned long long)t->id, t->req->output, why, part);
+	}
+	uint64_t now = fxt_mono_ns();
+	svc_log(v, "trace %llu: ended (%s%s%s), %llu events", (unsigned long long)t->id,
+		rc ? strerror(-rc) : "archive written", where[0] ? " to " : "", where,
+		(unsigned long long)st.events);
 	if (t->owner >= 0)
 		wait_for_end(t, t->owner);
+	const char *how = !t->snapped	     ? "stopped"
+			  : st.events	     ? "ended by its snapshot trigger"
+					     : "ended by its snapshot trigger, which fired before "
+					       "anything was recorded";
 	for (size_t i = 0; i < t->nwaiting; i++) {
+		int fd = t->waiting[i];
+		struct svc_answer a = {
+			.session = t->id, .st = &st,
+			.flags = where[0] ? 0 : fd == t->file_by ? FXT_REPLY_IN_FILE
+								   : FXT_REPLY_IN_START,
+			.recorded_ns = t->started_ns ? now - t->started_ns : 0,
+			.archive = where,
+		};
 		if (rc < 0)
-			svc_reply(v, t->waiting[i], rc, t->id, NULL, "archive not written: %s",
-				  strerror(-rc));
+			svc_reply(v, fd, rc, &a, "archive not written: %s", strerror(-rc));
 		else
-			svc_reply(v, t->waiting[i], 0, t->id, &st, "trace %llu %s",
-				  (unsigned long long)t->id,
-				  t->snapped ? "ended by its snapshot trigger" : "stopped");
+			svc_reply(v, fd, 0, &a, "trace %llu %s", (unsigned long long)t->id, how);
 	}
 	for (size_t i = 0; i < v->np; i++)
 		if (v->p[i].session == t->id) {
 			v->p[i].session = 0;
 			v->p[i].state = FXT_PROVIDER_IDLE;
+			v->p[i].recording = 0;
 		}
 	free_trace(v);
 }
@@ -319,19 +476,36 @@ static void finish(struct svc *v)
 void svc_trace_check(struct svc *v)
 {
 	struct svc_trace *t = v->trace;
-	if (!t || !t->stopping)
+	if (!t)
+		return;
+	uint64_t now = svc_now_ms();
+	if (t->starter >= 0) {
+		int pending = 0;
+		for (size_t i = 0; i < v->np; i++)
+			pending |= v->p[i].session == t->id && !v->p[i].recording;
+		if (!pending || t->stopping || now >= t->start_deadline_ms)
+			answer_start(v);
+		if (!(t = v->trace))
+			return;
+	}
+	if (!t->stopping)
 		return;
 	int pending = 0;
 	for (size_t i = 0; i < v->np; i++)
 		pending |= v->p[i].session == t->id;
-	if (!pending || svc_now_ms() >= t->deadline_ms)
+	if (!pending || now >= t->deadline_ms)
 		finish(v);
 }
 
 int svc_trace_timeout_ms(const struct svc *v)
 {
-	if (!v->trace || !v->trace->stopping)
+	const struct svc_trace *t = v->trace;
+	uint64_t at = !t		   ? 0
+		      : t->stopping	   ? t->deadline_ms
+		      : t->starter >= 0 ? t->start_deadline_ms
+					   : 0;
+	if (!at)
 		return -1;
 	uint64_t now = svc_now_ms();
-	return now >= v->trace->deadline_ms ? 0 : (int)(v->trace->deadline_ms - now);
+	return now >= at ? 0 : (int)(at - now);
 }

@@ -3,13 +3,15 @@
  * for the manager's life: a second manager exits with one line; the sockets of a dead one are
  * stale and replaced), binds registry.sock and control.sock (SOCK_SEQPACKET, non-blocking,
  * cloexec), then, unless in the foreground, becomes a daemon (double fork, setsid, stdio on
- * /dev/null, log lines in manager.log) after the sockets listen, so that a client that started
- * it can connect as soon as the command returns. One event loop polls the signals, both
+ * /dev/null, every other inherited descriptor closed, log lines in manager.log) after the
+ * sockets listen, and the command returns once its pid is written, so that a client that
+ * started it can connect (and a script kill it) as soon as the command returns. One event loop polls the signals, both
  * listening sockets, every connection and the trace's own sockets (fxt_manager_fds): it sleeps
  * until something happens. SIGTERM/SIGINT: the trace is stopped, its archive finished, then
  * the manager exits. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +31,8 @@
 
 #include "common/proc.h"
 #include "common/runtime.h"
+#include "launcher/accept.h"
+#include "launcher/msg.h"
 #include "launcher/service.h"
 
 #define ME "fxt manager"
@@ -60,6 +64,40 @@ void svc_refuse(struct svc *v, int fd, const char *who, const char *why)
 	svc_log(v, "%s connection refused: %s (%llu refused so far)", who, why,
 		(unsigned long long)v->refused);
 	close(fd);
+}
+
+/* A client shed for want of descriptors is told why. */
+static void tell_shed(int fd, void *arg)
+{
+	svc_reply(arg, fd, -EMFILE, NULL,
+		  "the manager is out of descriptors (too many connections): refused");
+}
+
+int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid)
+{
+	for (;;) {
+		int fd = fxt_accept(listen_fd, &v->reserve, listen_fd == v->ctl_fd ? tell_shed : NULL,
+				    v);
+		if (fd >= 0) {
+			int peer;
+			if (fxt_msg_peer_ok(fd, &peer) && peer > 0) {
+				if (pid)
+					*pid = peer;
+				return fd;
+			}
+			svc_refuse(v, fd, who, "another user");
+			continue;
+		}
+		if (fd != -EMFILE)
+			return -1;
+		if (v->shed++ % 1000 == 0)
+			svc_log(v, "%s connection shed: out of descriptors (%llu shed so far)", who,
+				(unsigned long long)v->shed);
+		if (v->reserve < 0 && (v->reserve = fxt_accept_reserve()) < 0) {
+			v->accept_paused_until_ms = svc_now_ms() + SVC_ACCEPT_PAUSE_MS;
+			return -1;
+		}
+	}
 }
 
 /* Binds and listens on dir/name; a socket file left there is stale (we hold the lock). */
@@ -110,17 +148,29 @@ static int take_lock(const char *dir)
 	return -1;
 }
 
-/* Double fork: the command returns (status 0) once the daemon runs with its sockets ready. */
-static int daemonize(void)
+/* Double fork: the command returns (status 0) once the daemon runs with its sockets ready
+ * and its pid written (*ready: the daemon's end of a pipe the command waits on for EOF; the
+ * daemon closes it when its pid file is written), so that a client or a script that kills the
+ * manager by its pid file finds it. */
+static int daemonize(int *ready)
 {
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
 	pid_t c = fork();
 	if (c < 0)
 		return -errno;
 	if (c > 0) {
 		int st;
+		char b;
+		close(p[1]);
 		waitpid(c, &st, 0);
+		while (read(p[0], &b, 1) < 0 && errno == EINTR)
+			;
 		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 	}
+	close(p[0]);
+	*ready = p[1];
 	if (setsid() < 0)
 		_exit(1);
 	c = fork();
@@ -133,6 +183,28 @@ static int daemonize(void)
 	if (chdir("/") < 0)
 		_exit(1);
 	return 0;
+}
+
+/* Closes every descriptor the daemon inherited (a test harness's pipes, a shell's files) but
+ * the n it keeps: a daemon holding its starter's pipe open keeps the starter waiting. */
+static void close_inherited(const int *keep, size_t n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	int dfd = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd <= 2 || fd == dfd)
+			continue;
+		size_t i = 0;
+		while (i < n && keep[i] != fd)
+			i++;
+		if (i == n)
+			close(fd);
+	}
+	closedir(d);
 }
 
 /* Finds a connection's role by descriptor. */
@@ -166,9 +238,13 @@ static int serve(struct svc *v)
 		struct pollfd *fds = calloc(own + nm, sizeof(*fds));
 		if (!fds)
 			return -ENOMEM;
+		uint64_t now = svc_now_ms();
+		int paused = now < v->accept_paused_until_ms, timeout = svc_trace_timeout_ms(v);
+		if (paused && (timeout < 0 || (uint64_t)timeout > v->accept_paused_until_ms - now))
+			timeout = (int)(v->accept_paused_until_ms - now);
 		fds[0] = (struct pollfd){ .fd = v->sig_fd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = v->reg_fd, .events = POLLIN };
-		fds[2] = (struct pollfd){ .fd = v->ctl_fd, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = paused ? -1 : v->reg_fd, .events = POLLIN };
+		fds[2] = (struct pollfd){ .fd = paused ? -1 : v->ctl_fd, .events = POLLIN };
 		for (size_t i = 0; i < v->np; i++)
 			fds[3 + i] = (struct pollfd){ .fd = v->p[i].fd, .events = POLLIN };
 		for (size_t i = 0; i < v->nclients; i++)
@@ -176,7 +252,7 @@ static int serve(struct svc *v)
 							      .events = POLLIN };
 		if (nm)
 			n += fxt_manager_fds(v->trace->m, fds + own);
-		int rc = poll(fds, n, svc_trace_timeout_ms(v));
+		int rc = poll(fds, n, timeout);
 		if (rc < 0 && errno != EINTR) {
 			free(fds);
 			return -errno;
@@ -209,8 +285,10 @@ static int serve(struct svc *v)
 
 int fxt_service_run(int foreground)
 {
-	struct svc v = { .reg_fd = -1, .ctl_fd = -1, .sig_fd = -1, .log_fd = 2 };
+	struct svc v = { .reg_fd = -1, .ctl_fd = -1, .sig_fd = -1, .log_fd = 2,
+			 .reserve = fxt_accept_reserve() };
 	const char *why;
+	int ready = -1;
 	int rc = fxt_runtime_dir(v.dir, sizeof(v.dir), 1, &why);
 	if (rc < 0) {
 		fprintf(stderr, ME ": runtime directory %s: %s\n", v.dir, why);
@@ -231,6 +309,7 @@ int fxt_service_run(int foreground)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);	/* past ulimit -f: EFBIG, an archive lost, never the manager */
 	if ((v.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		fprintf(stderr, ME ": signalfd: %s\n", strerror(errno));
 		return 1;
@@ -239,17 +318,21 @@ int fxt_service_run(int foreground)
 		char path[PATH_MAX + 32];
 		snprintf(path, sizeof(path), "%s/" LOG_FILE, v.dir);
 		v.log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (v.log_fd < 0 || daemonize() < 0) {
+		if (v.log_fd < 0 || daemonize(&ready) < 0) {
 			fprintf(stderr, ME ": cannot become a daemon: %s\n", strerror(errno));
 			return 1;
 		}
 		signal(SIGHUP, SIG_IGN);
+		const int keep[] = { lock, v.reg_fd, v.ctl_fd, v.sig_fd, v.log_fd, v.reserve, ready };
+		close_inherited(keep, sizeof(keep) / sizeof(keep[0]));
 	}
 	char line[64];
 	int n = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(),
 			 fxt_proc_start_time(getpid()));
 	if (ftruncate(lock, 0) < 0 || pwrite(lock, line, (size_t)n, 0) != n)
 		svc_log(&v, "cannot write " FXT_MANAGER_PIDFILE ": %s", strerror(errno));
+	if (ready >= 0)
+		close(ready);	/* the command that started the daemon returns now */
 	svc_log(&v, "manager %d listening in %s", (int)getpid(), v.dir);
 	rc = serve(&v);
 	svc_log(&v, "manager %d exits%s%s", (int)getpid(), rc ? ": " : "",
@@ -271,6 +354,8 @@ int fxt_service_run(int foreground)
 	close(v.reg_fd);
 	close(v.ctl_fd);
 	close(v.sig_fd);
+	if (v.reserve >= 0)
+		close(v.reserve);
 	close(lock);
 	return rc ? 1 : 0;
 }

@@ -18,6 +18,9 @@
 #include "launcher/session.h"
 
 #define SVC_STOP_WAIT_MS 3000	/* the longest wait for providers to stop */
+#define SVC_START_WAIT_MS 5000	/* the longest wait for chosen providers to record */
+#define SVC_MAX_CLIENTS 64	/* control connections open at once; more are refused, told so */
+#define SVC_ACCEPT_PAUSE_MS 100	/* no accepting for this long when descriptors ran out */
 
 /* A registered provider (a registry connection). */
 struct svc_provider {
@@ -25,6 +28,7 @@ struct svc_provider {
 	int pid;		/* the peer's (SO_PEERCRED); HELLO must say the same */
 	uint32_t state;		/* enum fxt_provider_state; 0 until HELLO */
 	uint64_t session;	/* the trace it was started in, 0: none */
+	int recording;		/* said RECORDING for session */
 	char name[FXT_NAME_MAX];
 };
 
@@ -38,6 +42,13 @@ struct svc_trace {
 	int out_fd;		/* what m writes: the client's file (streaming), or a temporary */
 	int file_fd;		/* the client's archive file, -1 until given */
 	int owner;		/* the attached client's connection, -1: none */
+	int owner_pid;
+	int file_by;		/* the connection that passed file_fd, -1: none */
+	int starter;		/* the connection waiting for the start's barrier, -1: none */
+	unsigned chosen;	/* providers START was sent to at TRACE */
+	uint64_t begun_ns;	/* TRACE received (CLOCK_MONOTONIC) */
+	uint64_t started_ns;	/* the barrier passed (recording since) */
+	uint64_t start_deadline_ms;
 	int *waiting;		/* connections to REPLY to once the archive is written */
 	size_t nwaiting;
 	int stopping;		/* STOP sent: waiting for the providers until deadline_ms */
@@ -56,6 +67,9 @@ struct svc {
 	struct svc_trace *trace;	/* NULL: none */
 	uint64_t next_session;
 	uint64_t refused;	/* connections closed for a foreign peer or a bad message */
+	uint64_t shed;		/* connections shed: out of descriptors, or too many clients */
+	int reserve;		/* the descriptor kept for shedding (launcher/accept.h) */
+	uint64_t accept_paused_until_ms;	/* out of descriptors and no reserve left */
 	int quit;		/* SIGTERM/SIGINT: exit once the trace is finished */
 };
 
@@ -73,6 +87,12 @@ void svc_refuse(struct svc *v, int fd, const char *who, const char *why);
 
 /* Monotonic milliseconds. */
 uint64_t svc_now_ms(void);
+
+/* Accepts the next pending connection on listen_fd (v's registry or control socket) from our
+ * user (others refused and counted), its pid in *pid (may be NULL). Out of descriptors, one is
+ * shed (a client told so), and accepting pauses SVC_ACCEPT_PAUSE_MS when no reserve is left.
+ * Returns the connection (non-blocking, cloexec), or -1 when none is pending. */
+int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid);
 
 /* ---- service-registry.c ---- */
 
@@ -97,12 +117,20 @@ void svc_control_accept(struct svc *v);
 /* Reads what client connection fd sent and answers it; a closed or misbehaving one is removed. */
 void svc_control_read(struct svc *v, int fd);
 
-/* Sends REPLY to client fd: status (0 or -errno), the session, what the archive holds (st may
- * be NULL) and a one-line message. Fails: never (a client that cannot take it is its own
- * problem: its connection is closed by its next read). */
-void svc_reply(struct svc *v, int fd, int status, uint64_t session,
-	       const struct fxt_manager_stats *st, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+/* What a REPLY says besides its status and message. */
+struct svc_answer {
+	uint64_t session;
+	const struct fxt_manager_stats *st;	/* what the archive holds, or NULL */
+	uint32_t flags;				/* FXT_REPLY_* */
+	uint64_t recorded_ns;
+	const char *archive;			/* where the manager put it, or NULL */
+};
+
+/* Sends REPLY to client fd: status (0 or -errno), a (may be NULL: nothing more) and a
+ * one-line message. Fails: never (a client that cannot take it is its own problem: its
+ * connection is closed by its next read). */
+void svc_reply(struct svc *v, int fd, int status, const struct svc_answer *a, const char *fmt,
+	       ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- service-trace.c ---- */
 
@@ -116,6 +144,10 @@ void svc_trace_end(struct svc *v, int fd, const struct fxt_msg_end *end, int fil
 
 /* A provider said HELLO: started if the running trace chooses it. */
 void svc_trace_joined(struct svc *v, struct svc_provider *p);
+
+/* A provider that said HELLO while in a trace (a fork child of a traced process): kept in the
+ * running trace, or stopped when that trace is not the running one. */
+void svc_trace_born_in(struct svc *v, struct svc_provider *p);
 
 /* A provider of the trace said TRIGGERED. */
 void svc_trace_triggered(struct svc *v, struct svc_provider *p,

@@ -28,9 +28,13 @@ void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, doubl
 	if (st->saved)
 		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
 	if (st->untraced)
-		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer)",
+		fprintf(stderr, ", %llu process%s NOT TRACED (%s: no buffer; first: pid %d %s)",
 			(unsigned long long)st->untraced, st->untraced == 1 ? "" : "es",
-			strerror(st->untraced_errno));
+			strerror(st->untraced_errno), st->untraced_pid, st->untraced_name);
+	if (st->shed)
+		fprintf(stderr, ", %llu process%s NOT TRACED after an exec without LD_PRELOAD "
+			"(first: pid %d, %s)", (unsigned long long)st->shed,
+			st->shed == 1 ? "" : "es", st->shed_pid, st->shed_path);
 	if (st->refused)
 		fprintf(stderr, ", %llu provider%s refused (unknown protocol version)",
 			(unsigned long long)st->refused, st->refused == 1 ? "" : "s");
@@ -41,8 +45,12 @@ void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, doubl
 		fprintf(stderr, ".\n%s: %llu provider%s wrote corrupt data, kept up to its last "
 				"good record (pid %d: %s)", me, (unsigned long long)st->corrupt,
 			st->corrupt == 1 ? "" : "s", st->corrupt_pid, st->corrupt_why);
-	fprintf(stderr, ".\n%s: trace written to %s; open it in ui.perfetto.dev "
-			"(or: fxt report %s).\n", me, out, out);
+	if (out)
+		fprintf(stderr, ".\n%s: trace written to %s; open it in ui.perfetto.dev "
+				"(or: fxt report %s).\n", me, out, out);
+	else
+		fprintf(stderr, ".\n%s: the archive is in the file given when the trace started.\n",
+			me);
 	if (!st->processes && !st->untraced)
 		fprintf(stderr, "%s: no process was traced: %s\n", me, nothing);
 }

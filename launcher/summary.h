@@ -7,7 +7,8 @@
 
 #include "launcher/manager.h"
 
-/* Prints the summary of st (an archive written to out after secs seconds of recording), each
+/* Prints the summary of st (an archive written to out, or NULL: the file given at the start,
+ * after secs seconds of recording), each
  * line prefixed with "me: "; nothing: the reason printed when no process was traced.
  * Fails: never. Not thread-safe (stderr). */
 void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, double secs,

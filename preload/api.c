@@ -338,7 +338,15 @@ FXTP_EXPORT void fxt_api_blob(uint64_t *site, const char *name, unsigned type, c
 	fxtp_leave(t);
 }
 
-/* One log record; messages longer than the format or a chunk allows are cut. */
+/* The string ref of s: indexed through intern(), else inline. Guard held. */
+static struct fxt_str ref(const char *s)
+{
+	uint32_t index = intern(s);
+	return index ? fxt_str_idx((uint16_t)index) : fxt_str_inl(s, (uint32_t)strlen(s));
+}
+
+/* One log record and its mirror, an instant `log`/`api` (log.c); messages longer than the
+ * format or a chunk allows are cut. */
 FXTP_EXPORT void fxt_api_log(const char *fmt, ...)
 {
 	uint64_t now = fxtp_now();
@@ -365,14 +373,9 @@ FXTP_EXPORT void fxt_api_log(const char *fmt, ...)
 		n = sizeof small - 1;
 	}
 	if (n >= 0) {
-		uint32_t fixed = 2 + (t->thread_index ? 0 : 2);
-		uint32_t room = (fxtp_rec_max_words() - fixed) * 8;
-		struct fxt_log l = { .thread = fxtp_thread_ref(t), .ts = now, .msg = msg };
-		l.len = fxt_utf8_cut(msg, (uint32_t)n, room < FXT_STRING_MAX_LEN ? room
-										: FXT_STRING_MAX_LEN);
-		uint64_t *r = fxt_chunk_reserve(&t->w, fxt_log_text_words(&l, 0));
-		if (r)
-			fxt_log_text_write(r, &l, NULL, 0);
+		struct fxtp_log_names names = { ref("log"), ref("api"), ref("message") };
+		fxtp_log_line(t, &names, msg, fxt_utf8_cut(msg, (uint32_t)n, FXT_STRING_MAX_LEN),
+			      NULL, 0, now);
 	}
 	if (msg != small)
 		free(msg);

@@ -24,6 +24,7 @@
 #include "preload/grow.h"
 #include "preload/init.h"
 #include "preload/outname.h"
+#include "preload/provider.h"
 #include "preload/real.h"
 #include "preload/sample.h"
 #include "preload/sched.h"
@@ -63,7 +64,17 @@ struct exec_state {
 	struct fxtp_frame *top;
 	char var[48];
 	char **env;		/* malloc'd environment with var, or NULL */
+	int shed;		/* the new image runs without the tracer: noted in the session */
 };
+
+/* Whether envp keeps libfxtauto.so in LD_PRELOAD (the new image is traced). */
+static int keeps_preload(char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i] + 11, "libfxtauto"))
+			return 1;
+	return 0;
+}
 
 /* Number of the program's threads (entries of /proc/self/task but the tracer's context switch
  * reader and buffer grower), 0 if unknown. */
@@ -101,15 +112,21 @@ static char *const *with_image(struct exec_state *st, char *const envp[])
 	return st->env;
 }
 
-/* Runs the exit flush for an exec of this image and returns the environment to exec with. */
-static char *const *before(struct exec_state *st, char *const envp[])
+/* Runs the exit flush for an exec of what (a path, for the session's note) and returns the
+ * environment to exec with. */
+static char *const *before(struct exec_state *st, const char *what, char *const envp[])
 {
 	fxtp_real_init();
 	st->traced = 0;
 	st->env = NULL;
+	st->shed = 0;
 	if (!fxtp_traced() || getpid() != fxtp.pid)
 		return envp;	/* untraced, or a vfork child: the buffer is its parent's */
 	int saved = errno;
+	/* An exec that drops the preload (clearenv, unsetenv("LD_PRELOAD")) under fxtrun: said
+	 * in the session, so that the summary names it (withdrawn if the exec fails). */
+	if (fxtp_provider_managed() && !keeps_preload(envp))
+		st->shed = fxtp_provider_note_shed(what) == 0;
 	struct fxtp_thread *t = &fxtp_self;
 	st->top = t->top;
 	fxtp.at_exec = 1;
@@ -134,6 +151,8 @@ static void after(struct exec_state *st)
 {
 	int saved = errno;
 	free(st->env);
+	if (st->shed)
+		fxtp_provider_note_shed(NULL);
 	if (!st->traced)
 		return;
 	struct fxtp_thread *t = &fxtp_self;
@@ -163,7 +182,7 @@ static void after(struct exec_state *st)
 FXTP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct exec_state st;
-	char *const *env = before(&st, envp);
+	char *const *env = before(&st, path, envp);
 	int rc = fxtp_real.execve ? fxtp_real.execve(path, argv, env)
 				  : (int)syscall(SYS_execve, path, argv, env);
 	after(&st);
@@ -178,7 +197,7 @@ FXTP_EXPORT int execv(const char *path, char *const argv[])
 FXTP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	struct exec_state st;
-	char *const *env = before(&st, envp);
+	char *const *env = before(&st, file, envp);
 	int rc = -1;
 	if (fxtp_real.execvpe)
 		rc = fxtp_real.execvpe(file, argv, env);
@@ -196,7 +215,7 @@ FXTP_EXPORT int execvp(const char *file, char *const argv[])
 FXTP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	struct exec_state st;
-	char *const *env = before(&st, envp);
+	char *const *env = before(&st, argv[0] ? argv[0] : "(fexecve)", envp);
 	int rc = -1;
 	if (fxtp_real.fexecve)
 		rc = fxtp_real.fexecve(fd, argv, env);
@@ -210,7 +229,7 @@ FXTP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *
 			 int flags)
 {
 	struct exec_state st;
-	char *const *env = before(&st, envp);
+	char *const *env = before(&st, path, envp);
 	int rc = fxtp_real.execveat ? fxtp_real.execveat(dirfd, path, argv, env, flags)
 				    : (int)syscall(SYS_execveat, dirfd, path, argv, env, flags);
 	after(&st);

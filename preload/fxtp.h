@@ -115,7 +115,11 @@ struct fxtp_sigstate {
 };
 
 #define FXTP_SIG_LEVELS 4u	/* nested signal handlers traced on their own state */
-#define FXTP_DEFER 64u		/* deferred calls per level (power of two) */
+/* Deferred calls per level (power of two): as many as a level's handler may make before the
+ * thread's next call at level 0 names them, which can be long (a drain symbolizing on a busy
+ * machine, or a thread waiting in sigsuspend while its handler runs). 1.5 MB of address space
+ * per level, mmap'ed (no reserve) on the level's first use, touched only as used. */
+#define FXTP_DEFER (1u << 16)
 /* A signal handler's nesting level k (1..FXTP_SIG_LEVELS): while its handler runs, the thread's
  * hook state is level k's own and `saved` holds the interrupted one (level k-1's). */
 struct fxtp_siglevel {
@@ -126,10 +130,10 @@ struct fxtp_siglevel {
 	uintptr_t lo, hi;		/* the handler's frames have lo <= sp < hi */
 	/* Calls whose name was not known in the handler: written by level 0 (single producer:
 	 * this level's handler; single consumer: level 0's slow path or the exit flush). */
-	struct {
+	struct fxtp_deferred {
 		uintptr_t fn;
 		uint64_t start, end;
-	} q[FXTP_DEFER];
+	} *q;				/* FXTP_DEFER of them (mmap, kept; NULL: none) */
 	uint32_t qhead, qtail;		/* free-running; tail - head = queued */
 };
 
@@ -257,6 +261,19 @@ static inline uint64_t fxtp_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The start of a slice nested in one that started at `outer`, for the time now: now, or
+ * outer + fxtp_tick_gap when now is closer to outer than that (or before it: TSC skew). Perfetto
+ * orders slices by their start in whole nanoseconds, ties by place in the archive, where an
+ * inner slice comes first (written at its end): one starting in its outer slice's nanosecond
+ * would be taken for a partial overlap and dropped (docs/FORMAT.md). */
+/* Ticks that surely part two timestamps' nanoseconds, set by the constructor. Hidden: the entry
+ * hook loads it with one RIP-relative move. */
+extern uint64_t fxtp_tick_gap __attribute__((visibility("hidden")));
+static inline uint64_t fxtp_after(uint64_t outer, uint64_t now)
+{
+	return (int64_t)(now - outer) < (int64_t)fxtp_tick_gap ? outer + fxtp_tick_gap : now;
 }
 
 /* sample.c and samples.c (another engineer's, not yet split) get every part's declarations

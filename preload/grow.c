@@ -65,7 +65,7 @@ void (*fxtp_grow_on_step)(void);
 int fxtp_grow_attach(int fd, const char *path, int extends)
 {
 	fxtp_grow_detach();
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FXTP_FD_MIN);	/* fd stays the caller's */
+	int high = fxtp_fd_dup_high(fd);	/* fd stays the caller's */
 	struct stat st;
 	if (high < 0 || fstat(high, &st) < 0) {
 		if (high >= 0)
@@ -73,6 +73,7 @@ int fxtp_grow_attach(int fd, const char *path, int extends)
 		return -errno;
 	}
 	grow.fd = high;
+	fxtp_fd_keep(&grow.fd);	/* a daemon closing every descriptor keeps it */
 	grow.ino = st.st_ino;
 	grow.extends = extends;
 	grow.err = 0;
@@ -84,9 +85,7 @@ int fxtp_grow_attach(int fd, const char *path, int extends)
 void fxtp_grow_detach(void)
 {
 	fxtp_grow_stop();
-	if (grow.fd >= 0)
-		close(grow.fd);
-	grow.fd = -1;
+	fxtp_fd_close(&grow.fd);
 	grow.err = 0;
 }
 
@@ -104,7 +103,9 @@ int fxtp_grow_fd(void)
 		return -1;
 	}
 	int high = fxtp_fd_high(fd);
+	fxtp_fd_release(&grow.fd);
 	grow.fd = high;
+	fxtp_fd_keep(&grow.fd);
 	return high;
 }
 

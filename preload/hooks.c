@@ -29,10 +29,13 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	struct fxtp_cache_ent *c = &t->cache[((uintptr_t)fn >> 4) & (FXTP_CACHE_SIZE - 1)];
 	/* limit is NULL until the thread is set up (which needs RUNNING) and while the guard is
 	 * held; it folds in the depth cap and the absence of a TSC. base[-1] is a sentinel frame
-	 * with sp = UINTPTR_MAX. A state word other than the one this thread joined (idle,
-	 * stopped, a new trace): the slow path rejoins or returns. */
-	if (unlikely(f >= t->limit || f[-1].sp < sp || c->fn != (uintptr_t)fn ||
-		     fxtp_state_word() != t->run_key)) {
+	 * with sp = UINTPTR_MAX. The top frame is dead when its sp is below this call's, or equal
+	 * with another call site (a sibling whose exit never came: clang's unwinding calls no exit
+	 * hooks; an inlined callee has its caller's sp and site): the slow path closes it. A state
+	 * word other than the one this thread joined (idle, stopped, a new trace): the slow path
+	 * rejoins or returns. */
+	if (unlikely(f >= t->limit || f[-1].sp - (f[-1].site != (uintptr_t)site) < sp ||
+		     c->fn != (uintptr_t)fn || fxtp_state_word() != t->run_key)) {
 		fxtp_enter_slow(t, (uintptr_t)fn, sp, (uintptr_t)site);
 		return;
 	}
@@ -43,7 +46,7 @@ FXTP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	f->fn = (uintptr_t)fn;
 	f->site = (uintptr_t)site;
 	f->tag = c->tag;
-	f->start = __rdtsc();
+	f->start = fxtp_after(f[-1].start, __rdtsc());	/* sentinel's start: 0 */
 	BARRIER();
 	t->top = f + 1;
 }
@@ -79,6 +82,8 @@ FXTP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	}
 	struct fxtp_frame *f = top - 1;
 	uint64_t start = f->start, hdr = f->tag;
+	if (unlikely((int64_t)(now - start) < 0))
+		now = start;	/* start moved by fxtp_after */
 	BARRIER();
 	t->top = f;	/* popped before the chunk is touched: a handler's hooks start after it */
 	BARRIER();

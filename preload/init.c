@@ -15,8 +15,11 @@
  *                     pid the new image writes FXT_OUTPUT.<pid>, then FXT_OUTPUT.<pid>.<n>
  *                     (fxtp_out_name; exec.c). A process that recorded nothing leaves the
  *                     name to one that did: an image that execs to the next, a wrapper to
- *                     the one program it started that recorded (outname.c). Written as
- *                     <path>.part, then renamed.
+ *                     the one program it started that recorded (outname.c); a wrapper
+ *                     inside the tree leaves no file. Written as <path>.part, then
+ *                     renamed. A relative path is made absolute once, in the environment
+ *                     too (export_output): a descendant in another directory writes beside
+ *                     it.
  *   FXT_BUFFER_SIZE   bytes of the trace buffer per process under fxtrun, with an optional K,
  *                     M or G suffix (powers of 1024): 1M .. 64G, default 64M, reserved as
  *                     used. Without fxtrun the archive file is the buffer and grows as the
@@ -36,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +50,10 @@
 #include "common/clock.h"
 #include "common/io.h"
 #include "common/options.h"
+#include "common/protocol.h"
 #include "preload/emit.h"
 #include "preload/exec.h"
+#include "common/outpath.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/life.h"
@@ -71,12 +77,15 @@
 uint32_t fxtp_state = FXTP_STATE_SETUP;
 struct fxt_settings fxtp_settings;
 struct fxtp_ctx fxtp;
+uint64_t fxtp_tick_gap;
 static uint64_t fxtp_t0_width;	/* ticks of uncertainty of (fxtp.t0_ticks, fxtp.t0_ns) */
 
 #define CALIBRATE_MIN_NS 10000000ULL /* the longest calibration wait: up to 10 ms of run */
 #define CALIBRATE_SPAN 4000ULL	      /* span / pair error of a calibration (see below) */
 #define CALIBRATE_PAD 64ULL	      /* ticks added to the pairs' widths: reordered reads */
 #define SETTLE_NS 50000ULL /* wait for hooks in flight when the exit flush starts */
+#define GAP_NS 50000ULL	   /* the quick calibration of fxtp_tick_gap at start */
+#define DURABLE_WAIT_NS 500000000ULL /* the longest wait for durable records in flight */
 
 void fxtp_warn(const char *msg, const char *detail)
 {
@@ -119,6 +128,23 @@ static int bad_option(const char *name, const char *value, const char *expected)
 	return -1;
 }
 
+/* FXT_OUTPUT=<a relative path> made absolute in this process's environment too, in place in the
+ * array main() receives (a program that passes its own envp on, as bash does, passes it): the
+ * processes it starts write beside FXT_OUTPUT and join its tree (outname.c) also from another
+ * working directory (`sh -c 'cd sub && ./app'`). */
+static char output_env[sizeof("FXT_OUTPUT=") + sizeof(fxtp.output_opt)];
+
+static void export_output(void)
+{
+	for (char **e = environ; e && *e; e++) {
+		if (!strncmp(*e, "FXT_OUTPUT=", 11)) {
+			snprintf(output_env, sizeof(output_env), "FXT_OUTPUT=%s", fxtp.output_opt);
+			*e = output_env;
+			return;
+		}
+	}
+}
+
 /* Reads every FXT_* setting through the table of common/options.c (fxtrun refuses the same
  * values); on a bad one prints why and returns -1. */
 static int read_options(void)
@@ -137,9 +163,17 @@ static int read_options(void)
 	    (o->exclude && !(fxtp.exclude = strdup(o->exclude))))
 		return bad_option(o->filter ? "FXT_FILTER" : "FXT_EXCLUDE", "", "out of memory");
 	fxtp_sampling.hz = o->sample_hz;
+	const char *session = getenv(FXT_ENV_SESSION), *refused;
+	if (session && *session && (refused = fxtp_provider_session_refused(session)))
+		return bad_option(FXT_ENV_SESSION, session, refused);
 	if (o->output) {
+		const char *why;
 		fxtp.output_set = 1;
 		absolute(o->output, fxtp.output_opt, sizeof(fxtp.output_opt));
+		if (!getenv("FXT_SESSION") && fxt_outpath_check(fxtp.output_opt, &why) < 0)
+			return bad_option("FXT_OUTPUT", o->output, why);	/* a device... */
+		if (o->output[0] != '/')
+			export_output();
 	}
 	return 0;
 }
@@ -177,6 +211,20 @@ static uint64_t ticks_per_second(void)
 	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS &&
 		 ticks - fxtp.t0_ticks < CALIBRATE_SPAN * (fxtp_t0_width + width + CALIBRATE_PAD));
 	return fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns);
+}
+
+/* Ticks that surely put two timestamps in different nanoseconds (fxtp_after): the TSC's
+ * ticks per ns rounded up, with 1/64 to spare for the quick calibration's error (50 us, pairs
+ * good to a few ticks); 1 when timestamps are ns. */
+static uint64_t tick_gap(void)
+{
+	if (!fxtp.use_tsc)
+		return 1;
+	uint64_t ns;
+	while ((ns = fxt_mono_ns()) - fxtp.t0_ns < GAP_NS)
+		;
+	uint64_t tps = fxt_ticks_per_second(fxtp_now() - fxtp.t0_ticks, ns - fxtp.t0_ns);
+	return (tps + tps / 64) / 1000000000ULL + 1;
 }
 
 /* Whether the parent process runs this library too (then this process is a traced program's
@@ -328,6 +376,7 @@ int fxtp_open_buffer(void)
 	fxtp.buf.hdr->start_ticks = fxtp_now();
 	if (old_map) {
 		copy_strings(&old);
+		fxtp_outname_reopened(old.hdr);
 		bury(old_map, old_size);
 	}
 	fxtp_emit_kobj(FXT_OBJ_TYPE_PROCESS, (uint64_t)fxtp.pid, fxtp.prog,
@@ -405,6 +454,28 @@ static void finish_standalone(uint64_t now, uint64_t tps)
 					      fxtp.at_exec);
 }
 
+/* Waits (up to DURABLE_WAIT_NS, yielding the CPU) until every durable record reserved so far
+ * is committed. A thread preempted between its reservation and its commit (a new thread's
+ * name, a string) leaves a hole that readers stop at: the records after it, strings that
+ * events refer to, would be lost, and with them the provider's data from the first event
+ * that names one. The writer may be the caller itself, interrupted by the signal that ends
+ * the process: then the wait runs out. Async-signal-safe. */
+static void settle_durable(void)
+{
+	struct fxt_buf_hdr *h = fxtp.buf.hdr;
+	const uint64_t *d = fxt_buf_durable(&fxtp.buf);
+	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < DURABLE_WAIT_NS; sched_yield()) {
+		uint64_t used = __atomic_load_n(&h->durable_used, __ATOMIC_ACQUIRE);
+		/* A grown area is read only where it is backed (beyond: a reservation growing it) */
+		uint64_t backed = __atomic_load_n(&h->durable_backed, __ATOMIC_ACQUIRE);
+		if (used > h->durable_size)
+			return;	/* full or refused: nothing more is reserved */
+		if ((!backed || used <= backed - h->durable_off) &&
+		    fxt_archive_valid_prefix(d, used / 8) == used)
+			return;
+	}
+}
+
 /* Ends the recording into the buffer, once the caller moved the state from `was` (RUNNING or
  * ARMED) to STOPPING: the stop time, hooks in flight settled, samples, context switches,
  * every open frame closed at the stop time, pending flows ended, drops counted, ticks per
@@ -423,6 +494,7 @@ static void end_recording(uint32_t was, int from_signal, int final)
 	/* Hooks already past their state check finish first (exits pop no more after it). */
 	for (uint64_t t0 = fxt_mono_ns(); fxt_mono_ns() - t0 < SETTLE_NS;)
 		;
+	settle_durable();
 	/* Whether the image has calls or events of its own (samples and context switches aside: a
 	 * wrapper waiting for its child is switched out too): one that has none (a shell or
 	 * wrapper) leaves its name to one that has (finish_standalone). */
@@ -531,6 +603,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		fxtp.name_seq = fxtp.parent_traced = fxtp.output_set && parent_is_traced();
 	fxtp.use_tsc = fxt_invariant_tsc();
 	clock_pair(&fxtp.t0_ticks, &fxtp.t0_ns, &fxtp_t0_width);
+	fxtp_tick_gap = tick_gap();
 	if (fxtp.min_ticks && fxtp.use_tsc) {
 		/* A short calibration (1 ms) converts FXT_MIN_DURATION into TSC ticks. */
 		uint64_t ns;

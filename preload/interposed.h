@@ -77,7 +77,12 @@
 	X(exec, int, execve, NULL, const char *, char *const[], char *const[])                  \
 	X(exec, int, execvpe, NULL, const char *, char *const[], char *const[])                 \
 	X(exec, int, fexecve, NULL, int, char *const[], char *const[])                          \
-	X(exec, int, execveat, NULL, int, const char *, char *const[], char *const[], int)
+	X(exec, int, execveat, NULL, int, const char *, char *const[], char *const[], int)     \
+	X(fd, int, close, NULL, int)                                                            \
+	X(fd, int, dup2, NULL, int, int)                                                        \
+	X(fd, int, dup3, NULL, int, int, int)                                                   \
+	X(fd, int, close_range, NULL, unsigned, unsigned, int)                                  \
+	X(fd, void, closefrom, NULL, int)
 
 #define FXTP_FORWARD(W)                                                                         \
 	W(nonlocal, setjmp, trampoline)                                                         \

@@ -46,10 +46,8 @@ struct pend {
 };
 static FXTP_TLS struct pend pend[S_COUNT];
 
-/* One line made of a[0..alen) then b[0..blen): its log record, then its instant event whose
- * message is the record's (already checked) bytes. Guard held. */
-static void emit_line(struct fxtp_thread *t, enum stream s, const char *a, uint32_t alen,
-		      const char *b, uint32_t blen, uint64_t ts)
+void fxtp_log_line(struct fxtp_thread *t, const struct fxtp_log_names *n, const char *a,
+		   uint32_t alen, const char *b, uint32_t blen, uint64_t ts)
 {
 	uint32_t fixed = 2 + (t->thread_index ? 0 : 2);
 	uint32_t room = (fxtp_rec_max_words() - fixed - 4) * 8;	/* the event's arg fits too */
@@ -70,9 +68,8 @@ static void emit_line(struct fxtp_thread *t, enum stream s, const char *a, uint3
 	const char *msg = (const char *)(r + fixed);	/* the record's bytes, repaired */
 	if (events_off)
 		return;
-	struct fxt_warg arg = fxt_arg_string(fxtp_cstr(&s_message), fxt_str_inl(msg, len));
-	struct fxt_event e = fxt_ev_instant(fxtp_thread_ref(t), fxtp_cstr(&s_log),
-					    fxtp_cstr(&s_names[s]), ts);
+	struct fxt_warg arg = fxt_arg_string(n->argument, fxt_str_inl(msg, len));
+	struct fxt_event e = fxt_ev_instant(fxtp_thread_ref(t), n->category, n->stream, ts);
 	e.args = &arg;
 	e.nargs = 1;
 	fxtp_rec_event(t, &e);
@@ -98,7 +95,9 @@ static void log_bytes(enum stream s, const char *buf, size_t n)
 			/* complete line, or a partial one too long to keep: recorded now */
 			uint32_t cut = seg > UINT32_MAX - PEND_MAX ? UINT32_MAX - PEND_MAX
 								   : (uint32_t)seg;
-			emit_line(t, s, pd->buf, pd->len, buf, cut, ts);
+			struct fxtp_log_names n = { fxtp_cstr(&s_log), fxtp_cstr(&s_names[s]),
+						    fxtp_cstr(&s_message) };
+			fxtp_log_line(t, &n, pd->buf, pd->len, buf, cut, ts);
 			pd->len = 0;
 		} else {
 			memcpy(pd->buf + pd->len, buf, seg);

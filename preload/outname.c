@@ -8,11 +8,14 @@
  * so exactly one process renames files, and only after every member finished its own archive;
  * once the root keeps the name or the names are decided nobody writes the word again (the page
  * may then belong to a finished archive). Files are only renamed onto FXT_OUTPUT, which in one
- * tree only that one process or the root that recorded does. */
+ * tree only that one process or the root that recorded does; a member removes only its own
+ * file. A member's own archive header carries its own word (below), written by itself, and
+ * WRAPPER or-ed in by the programs it starts without fork. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,35 +27,39 @@
 #include "preload/init.h"
 #include "preload/outname.h"
 #include "preload/provider.h"
+#include "preload/sched.h"
 #include "preload/standalone.h"
+#include "writer/nametree.h"
 #include "writer/outfile.h"
 
 /*
- * The word (struct fxt_buf_hdr.name_tree):
- *   bits  0..23  live: members counted and not ended (the root is not one)
- *   bits 24..25  members whose image recorded something: 0, 1, 2 (two or more)
- *   bit  26      DONE: the root ended with nothing recorded; its archive waits at R.part
- *   bit  27      DECIDED: the last one is naming the files
- *   bit  28      KEEP: the root keeps R (it recorded, or exec'd): members change nothing
- *   bits 32..63  pid of the first member that recorded (its archive is R.<pid>)
- * R is FXT_OUTPUT. A member's first recording image always writes R.<pid>: an image that
- * recorded nothing gives its number to the next (exec.c).
+ * The root's word (writer/nametree.h): members counted and not ended (LIVE), how many of them
+ * recorded (RECORDERS) and the first one's pid (FIRST), whether the root ended with nothing
+ * recorded (DONE), the naming begun (DECIDED), the root keeping R (KEEP: it recorded or
+ * exec'd). R is FXT_OUTPUT. A member's first recording image always writes R.<pid>: an image
+ * that recorded nothing gives its number to the next (exec.c).
+ * A member's own archive carries its own word: the tree it belongs to (so that `fxt recover`
+ * finds the members of a killed tree), whether it ended and recorded, and WRAPPER: it started
+ * a traced process. A member that ends with no calls or events of its own leaves no file
+ * when it is a wrapper (unless it has samples: its context switches are its waiting) or a copy
+ * that holds nothing at all (a fork child that did not exec: a subshell; leaves_nothing):
+ * programs keep their archives, and R is always someone's.
  */
-#define LIVE 0xffffffULL
-#define REC_SHIFT 24
-#define REC_MASK (3ULL << REC_SHIFT)
-#define DONE (1ULL << 26)
-#define DECIDED (1ULL << 27)
-#define KEEP (1ULL << 28)
-#define PID_SHIFT 32
+#define LIVE FXT_NT_LIVE
+#define REC_MASK FXT_NT_RECORDERS
+#define DONE FXT_NT_DONE
+#define DECIDED FXT_NT_DECIDED
+#define KEEP FXT_NT_KEEP
 
 _Static_assert(FXT_OUTFILE_HDR_OFF + sizeof(struct fxt_buf_hdr) <= FXT_OUTFILE_SLOTS_OFF,
 	       "the header, with the word, sits before the open-chunk table");
 
 static _Atomic uint64_t *tree;	/* the word in the root's page, or NULL: no tree */
 static uint64_t root_pid;	/* pid of the root (the page's writer) */
+static uint64_t root_start;	/* its start_ticks: with the pid, the tree's identity */
 static int member;		/* this pid is counted in live */
 static int member_of;		/* before attach: root of the tree the last image was in */
+static int copy;		/* this image is a fork child's that did not exec (yet) */
 
 /* The parent of pid from /proc/<pid>/stat, or 0. */
 static int parent_of(int pid)
@@ -77,13 +84,10 @@ static int is_ancestor(uint64_t pid)
 	return 0;
 }
 
-/* Maps the header page of <FXT_OUTPUT>.part when it is a live growing archive of ours written
- * by this process (own: the same buffer), by process `root` (a member's later image: the root
- * may have ended), or else by an ancestor; else NULL. */
-static struct fxt_buf_hdr *map_root(int own, int root)
+/* Maps the header page of the growing archive file at path, read-write, when it is one of this
+ * version owned by this user; else NULL. Unmap with unmap_hdr. */
+static struct fxt_buf_hdr *map_hdr(const char *path)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%.4090s.part", fxtp.output_opt);
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -96,19 +100,85 @@ static struct fxt_buf_hdr *map_root(int own, int root)
 	if (m == MAP_FAILED)
 		return NULL;
 	struct fxt_buf_hdr *h = (struct fxt_buf_hdr *)((uint8_t *)m + FXT_OUTFILE_HDR_OFF);
-	int ok = h->magic == FXT_BUF_MAGIC && h->version == FXT_BUF_VERSION &&
-		 h->mode == FXT_BUF_GROWING;
+	if (h->magic == FXT_BUF_MAGIC && h->version == FXT_BUF_VERSION &&
+	    h->mode == FXT_BUF_GROWING)
+		return h;
+	munmap(m, FXT_BUF_HDR_SIZE);
+	return NULL;
+}
+
+static void unmap_hdr(struct fxt_buf_hdr *h)
+{
+	munmap((uint8_t *)h - FXT_OUTFILE_HDR_OFF, FXT_BUF_HDR_SIZE);
+}
+
+/* Maps the header page of <FXT_OUTPUT>.part when it is a live growing archive of ours written
+ * by this process (own: the same buffer), by process `root` (a member's later image: the root
+ * may have ended), or else by an ancestor; else NULL. */
+static struct fxt_buf_hdr *map_root(int own, int root)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%.4090s.part", fxtp.output_opt);
+	struct fxt_buf_hdr *h = map_hdr(path);
+	int ok = h != NULL;
 	if (ok && own)
 		ok = h->pid == (uint64_t)fxtp.pid && h->start_ticks == fxtp.buf.hdr->start_ticks;
 	else if (ok && root)
 		ok = h->pid == (uint64_t)root;
 	else if (ok)
 		ok = h->pid != (uint64_t)fxtp.pid && is_ancestor(h->pid);
-	if (!ok) {
-		munmap(m, FXT_BUF_HDR_SIZE);
+	if (h && !ok) {
+		unmap_hdr(h);
 		return NULL;
 	}
 	return h;
+}
+
+/* The word of this member's own archive (the current buffer's). */
+static _Atomic uint64_t *own_word(void)
+{
+	return &fxtp.buf.hdr->name_tree;
+}
+
+/* A program started without fork (vfork or posix_spawn, then exec) joined: its parent, when a
+ * member, is a wrapper. The parent's own archive is the one of its mappings named
+ * <FXT_OUTPUT>.<...>.part whose member word names it in this tree (its name number is not known
+ * here, nor whether it fell back to a random name). A parent that ended before this ran keeps
+ * its file (it decided at its end). Fails: silently. */
+static void mark_parent(void)
+{
+	char maps[64], *line = NULL;
+	size_t cap = 0, rlen = strlen(fxtp.output_opt);
+	int ppid = (int)getppid();
+	if ((uint64_t)ppid == root_pid)
+		return;	/* the root: the tree word decides for it */
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", ppid);
+	FILE *f = fopen(maps, "re");
+	if (!f)
+		return;
+	int done = 0;
+	while (!done && getline(&line, &cap, f) > 0) {
+		char *p = strchr(line, '/');
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		size_t n = strlen(p);
+		if (n < rlen + 6 || strncmp(p, fxtp.output_opt, rlen) || p[rlen] != '.' ||
+		    strcmp(p + n - 5, ".part"))
+			continue;
+		struct fxt_buf_hdr *h = map_hdr(p);
+		if (!h)
+			continue;
+		if (h->pid == (uint64_t)ppid &&
+		    fxt_nt_member_of(__atomic_load_n(&h->name_tree, __ATOMIC_ACQUIRE), root_pid,
+				     root_start)) {
+			__atomic_fetch_or(&h->name_tree, FXT_NT_WRAPPER, __ATOMIC_ACQ_REL);
+			done = 1;
+		}
+		unmap_hdr(h);
+	}
+	free(line);
+	fclose(f);
 }
 
 /* Adds a member: live + 1 unless the name is kept or decided. 1 if counted. */
@@ -130,13 +200,14 @@ static void name_files(uint64_t w)
 	char part[4200], one[4200];
 	const char *r = fxtp.output_opt;
 	snprintf(part, sizeof(part), "%.4090s.part", r);
-	uint64_t recorders = (w & REC_MASK) >> REC_SHIFT;
+	uint64_t recorders = fxt_field_get(REC_MASK, w);
 	int rc = 0;
 	if (!recorders) {
 		rc = rename(part, r);
 	} else {
 		if (recorders == 1) {
-			snprintf(one, sizeof(one), "%.4000s.%u", r, (unsigned)(w >> PID_SHIFT));
+			snprintf(one, sizeof(one), "%.4000s.%u", r,
+				 (unsigned)fxt_field_get(FXT_NT_FIRST, w));
 			rc = rename(one, r);
 		}
 		unlink(part);
@@ -154,11 +225,11 @@ static void leave(int recorded, int ends)
 			return;
 		n = w - (uint64_t)!!ends;
 		if (recorded) {
-			uint64_t r = (w & REC_MASK) >> REC_SHIFT;
+			uint64_t r = fxt_field_get(REC_MASK, w);
 			if (!r)
-				n |= (uint64_t)fxtp.pid << PID_SHIFT;
+				n |= fxt_field_prep(FXT_NT_FIRST, (uint64_t)fxtp.pid);
 			if (r < 2)
-				n += 1ULL << REC_SHIFT;
+				n += fxt_field_prep(REC_MASK, 1);
 		}
 		if ((n & DONE) && !(n & LIVE))
 			n |= DECIDED;
@@ -186,11 +257,27 @@ void fxtp_outname_attach(void)
 		return;
 	tree = &h->name_tree;
 	root_pid = h->pid;
+	root_start = h->start_ticks;
 	/* A program started without fork (vfork or posix_spawn, then exec) joins here. */
-	if (fxtp.name_seq && !member && !(member = join())) {
-		munmap((uint8_t *)h - FXT_OUTFILE_HDR_OFF, FXT_BUF_HDR_SIZE);
-		tree = NULL;
+	if (fxtp.name_seq && !member) {
+		if (!(member = join())) {
+			unmap_hdr(h);
+			tree = NULL;
+			return;
+		}
+		mark_parent();
 	}
+	if (member)
+		__atomic_store_n(own_word(), fxt_nt_member(root_pid, root_start), __ATOMIC_RELEASE);
+}
+
+void fxtp_outname_reopened(const struct fxt_buf_hdr *old)
+{
+	if (tree && member)
+		__atomic_store_n(own_word(),
+				 __atomic_load_n(&old->name_tree, __ATOMIC_ACQUIRE) &
+					 ~(FXT_NT_ENDED | FXT_NT_RECORDED),
+				 __ATOMIC_RELEASE);
 }
 
 int fxtp_outname_member(void)
@@ -212,10 +299,32 @@ int fxtp_outname_fork_prepare(void)
 
 void fxtp_outname_fork_done(int counted, int pid)
 {
-	if (!pid)
+	if (!pid) {
 		member = counted;	/* (the fork handler cleared member_of) */
-	else if (pid < 0 && counted)
+		copy = 1;
+		if (counted && fxtp_running())	/* (else the buffer is not the child's own) */
+			__atomic_store_n(own_word(),
+					 fxt_nt_member(root_pid, root_start) | FXT_NT_COPY,
+					 __ATOMIC_RELEASE);
+	} else if (pid < 0 && counted) {
 		leave(0, 1);
+	} else if (counted && member) {
+		__atomic_fetch_or(own_word(), FXT_NT_WRAPPER, __ATOMIC_ACQ_REL);
+	}
+}
+
+/* Whether a member's image that ends having recorded no calls or events leaves no file: a
+ * wrapper without samples (its context switches are its waiting for its programs), or a copy
+ * that holds nothing at all (a subshell; one that was switched out keeps its switches, as a
+ * program forked to work does). */
+static int leaves_nothing(const struct fxt_buf *b, int recorded, int at_exec)
+{
+	if (recorded || at_exec || !(tree && member))
+		return 0;
+	uint64_t taken = __atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(own_word(), __ATOMIC_ACQUIRE) & FXT_NT_WRAPPER)
+		return taken <= fxtp_sched_chunks();
+	return copy && !taken;
 }
 
 int fxtp_outname_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t tps, const char *out_path,
@@ -241,7 +350,15 @@ int fxtp_outname_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t tps, const 
 		fxtp_standalone_discard();
 		return 1;
 	}
-	fxtp_standalone_finish(b, cutoff, tps, out_path);
+	if (leaves_nothing(b, recorded, at_exec)) {
+		fxtp_standalone_discard();
+	} else {
+		if (tree && member)
+			__atomic_fetch_or(own_word(),
+					  FXT_NT_ENDED | (recorded ? FXT_NT_RECORDED : 0),
+					  __ATOMIC_ACQ_REL);
+		fxtp_standalone_finish(b, cutoff, tps, out_path);
+	}
 	if (tree && member)
 		leave(recorded, !at_exec);
 	return 0;

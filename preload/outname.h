@@ -1,11 +1,16 @@
 /* Who takes FXT_OUTPUT in a tree of processes traced without fxtrun (outname.c): the first
  * process (the root) if it recorded anything; else the one descendant that recorded, if only
  * one did; else nobody (the descendants keep FXT_OUTPUT.<pid>, the root's empty archive goes).
- * Called by init.c (constructor, finish), fork.c (the fork wrapper) and exec.c.
- * Not covered (names then as without a tree, nothing lost): a SIGKILLed root or member (the
- * root's archive stays FXT_OUTPUT.part); a program started without fork (vfork, posix_spawn)
- * whose starter's whole tree ended before its constructor ran; a root whose FXT_OUTPUT.part
- * name was taken by a leftover file. */
+ * A descendant that recorded nothing and started processes (a wrapper: timeout, sh -c; its
+ * context switches go with it) leaves no file, nor does a fork copy that holds nothing (a
+ * subshell), so a chain of wrappers leaves only the program's archive. Called by init.c (constructor, finish), fork.c (the fork wrapper) and
+ * exec.c. Not covered (names then as without a tree, nothing lost): a SIGKILLed root or member
+ * (the root's archive stays FXT_OUTPUT.part: `fxt recover` on it finishes the naming,
+ * launcher/recover-tree.c); a member that execs an image the tracer does not run in (static,
+ * setuid, LD_PRELOAD removed: the tree waits for it as for a killed one); a program started
+ * without fork (vfork, posix_spawn) whose starter's whole tree ended before its constructor ran,
+ * or whose starter ended first (the starter keeps its empty archive); a root whose
+ * FXT_OUTPUT.part name was taken by a leftover file. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_PRELOAD_OUTNAME_H
 #define FXT_PRELOAD_OUTNAME_H
@@ -20,6 +25,10 @@
  * exec) joins the tree. Nothing when the root's file is not <FXT_OUTPUT>.part (a leftover took
  * the name: names then as without a tree). Fails: silently. Not thread-safe (constructor). */
 void fxtp_outname_attach(void);
+
+/* A member's buffer was replaced (a failed exec: exec.c, through fxtp_open_buffer): the new
+ * archive carries the member word of the old one (header old, still mapped). Fails: never. */
+void fxtp_outname_reopened(const struct fxt_buf_hdr *old);
 
 /* FXTAUTO_IMAGE (exec.c): the root's pid when this image is a counted member of its tree (0:
  * not one), to pass on at exec; and the value the image it replaced passed (also 0 in a fork

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/io.h"
 #include "common/options.h"
 #include "common/protocol.h"
 #include "preload/grow.h"
@@ -243,24 +244,55 @@ static void connect_manager(uint32_t n, pid_t pid)
 	}
 	prov.sock = high;
 	prov.sock_ino = st.st_ino;
+	fxtp_fd_keep(&prov.sock);	/* a daemon closing every descriptor keeps it */
 	send_packet(TRACE_PROVIDER_STARTED, TRACE_PROVIDER_FIFO_PROTOCOL_VERSION,
 		    (uint64_t)n << 32 | (uint32_t)pid);
 }
 
 /* Tells the manager this process runs untraced and why: "<pid>.untraced" in the session holds
- * the errno (the summary counts these). Best effort. */
-static void not_traced(pid_t pid, int rc)
+ * "<errno> <program>" (no buffer) or "shed <path>" (an exec without the tracer); the summary
+ * counts and names these (common/protocol.h). Returns 0 or -errno. */
+static int not_traced(pid_t pid, const char *why)
 {
-	char path[4200], why[16];
+	char path[4200];
 	snprintf(path, sizeof(path), "%s/%d" FXT_SESSION_UNTRACED_SUFFIX, prov.dir, (int)pid);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return;
-	int n = snprintf(why, sizeof(why), "%d\n", -rc);
-	if (write(fd, why, (size_t)n) < 0) {
-		/* nothing more to do: the summary then misses this process */
-	}
+		return -errno;
+	int rc = fxt_write_all(fd, why, strlen(why));
 	close(fd);
+	return rc;
+}
+
+int fxtp_provider_note_shed(const char *what)
+{
+	static char note[4200];	/* the note written, withdrawn after the session's end too */
+	char line[600];
+	if (!what) {
+		int rc = note[0] && unlink(note) < 0 ? -errno : 0;
+		note[0] = 0;
+		return rc;
+	}
+	snprintf(note, sizeof(note), "%s/%d" FXT_SESSION_UNTRACED_SUFFIX, prov.dir, (int)getpid());
+	snprintf(line, sizeof(line), "shed %.500s\n", what);
+	int rc = not_traced(getpid(), line);
+	if (rc < 0)
+		note[0] = 0;
+	return rc;
+}
+
+const char *fxtp_provider_session_refused(const char *dir)
+{
+	struct stat st;
+	char sock[4200];
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return "not an fxtrun session (not a directory)";
+	if (st.st_uid != geteuid() || (st.st_mode & 077))
+		return "not an fxtrun session (a session directory is ours, mode 0700)";
+	snprintf(sock, sizeof(sock), "%s/%s", dir, FXT_SESSION_SOCKET);
+	if (lstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return "not an fxtrun session (no manager socket: set by fxtrun only)";
+	return NULL;
 }
 
 void fxtp_provider_session(const char *dir, enum fxt_buf_mode mode)
@@ -271,11 +303,18 @@ void fxtp_provider_session(const char *dir, enum fxt_buf_mode mode)
 	prov.mode = mode;
 }
 
-void fxtp_provider_end(int remove)
+/* Closes our connection (a fork child: the parent's). */
+static void close_sock(void)
 {
+	fxtp_fd_release(&prov.sock);
 	if (sock_ok())
 		close(prov.sock);
 	prov.sock = -1;
+}
+
+void fxtp_provider_end(int remove)
+{
+	close_sock();
 	fxtp_grow_detach();
 	if (remove && prov.path[0])
 		unlink(prov.path);
@@ -296,9 +335,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 		prov.managed = 0;
 		return -ECANCELED;
 	}
-	if (sock_ok())
-		close(prov.sock);	/* the parent's connection: ours is made below */
-	prov.sock = -1;
+	close_sock();	/* the parent's connection: ours is made below */
 	pid_t pid = getpid();
 	char path[4200];
 	int fd = -1;
@@ -332,7 +369,9 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	if (rc < 0) {
 		fxtp_grow_detach();
 		unlink(path);
-		not_traced(pid, rc);
+		char why[300];
+		snprintf(why, sizeof(why), "%d %.200s\n", -rc, program_invocation_short_name);
+		not_traced(pid, why);
 		return rc;
 	}
 	rc = fxt_buf_init(b, m, size, durable, chunk_size, prov.mode, (uint64_t)pid);

@@ -23,6 +23,16 @@
 int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
 		       uint32_t chunk_size);
 
+/* Why dir (FXT_SESSION) is not an fxtrun session directory: not a directory of ours with mode
+ * 0700 holding the manager's socket (a stray FXT_SESSION=/tmp made buffer files there for no
+ * one to read); NULL when it is. Fails: never. Thread-safe. */
+const char *fxtp_provider_session_refused(const char *dir);
+
+/* Notes in the fxtrun session that this process execs what without the tracer (its new image
+ * is not traced: the summary names it); NULL withdraws the note (the exec failed). Returns 0
+ * or -errno. Not thread-safe (the exec wrapper). */
+int fxtp_provider_note_shed(const char *what);
+
 /* The session of the next buffer when the manager service names it (START, registry.c),
  * instead of FXT_SESSION: its directory and mode. Fails: never. Not thread-safe (provider
  * thread, while no buffer exists). */

@@ -4,7 +4,9 @@
  * and serves START and STOP; with no manager yet it sleeps on inotify until the socket appears
  * (no polling wakeups). START is vetted field by field (a bad message closes the connection);
  * it makes the buffer in the session it names through provider.c (STARTED on the session's
- * socket, as under fxtrun), then the state goes RUNNING (ARMED with a start trigger). STOP
+ * socket, as under fxtrun), then the state goes RUNNING (ARMED with a start trigger) and
+ * RECORDING tells the manager (`fxt start` returns once every chosen provider said it). A fork
+ * child of a traced process records in its parent's trace from birth; its HELLO says so. STOP
  * ends the recording as the exit flush does, closes the session connection, answers STOPPED,
  * retires the buffer mapping and goes IDLE. A manager gone stops tracing (the buffer is
  * dropped: no one reads it) and the thread waits for the next one. The thread blocks every
@@ -73,8 +75,8 @@ static union {
 
 int fxtp_registry_wanted(void)
 {
-	const char *r = getenv(FXT_ENV_REGISTER), *s = getenv(FXT_ENV_SESSION);
-	return r && !strcmp(r, "1") && !(s && *s);
+	const char *s = getenv(FXT_ENV_SESSION);	/* FXT_REGISTER: the settings table's */
+	return fxtp_settings.register_wait && !(s && *s);
 }
 
 static int ours(int fd, ino_t ino)
@@ -219,6 +221,7 @@ static void begin_trace(const struct fxt_msg_start *m, const struct fxt_trigger 
 	fxtp_sched_start();
 	fxtp_state_move(fxtp_state_word(), armed ? FXTP_STATE_ARMED : FXTP_STATE_RUNNING);
 	fxtp_api_start(m->categories);
+	send_session(FXT_MSG_RECORDING, m->session);	/* the start's barrier: records now */
 }
 
 /* A START (vetted by fxt_msg_vet(): sizes, ranges, strings, triggers) is checked for what only
@@ -258,9 +261,16 @@ static int on_stop(void)
 static void serve(int fd)
 {
 	struct stat st;
+	/* A fork child of a process in a trace records in it from birth: HELLO says so. */
+	uint32_t s = fxtp_state_word() & FXTP_STATE_MASK;
+	int in_trace = reg.session && (s == FXTP_STATE_RUNNING || s == FXTP_STATE_ARMED);
 	struct fxt_msg_hello hello = {
 		.h = { FXT_MSG_HELLO, FXT_REGISTRY_VERSION, sizeof(hello) },
 		.pid = (uint32_t)getpid(),
+		.state = !in_trace		   ? FXT_PROVIDER_IDLE
+			 : s == FXTP_STATE_ARMED ? FXT_PROVIDER_ARMED
+						 : FXT_PROVIDER_TRACING,
+		.session = in_trace ? reg.session : 0,
 	};
 	snprintf(hello.name, sizeof(hello.name), "%s", fxtp.prog);
 	if (fstat(fd, &st) < 0) {

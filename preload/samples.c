@@ -11,6 +11,9 @@
  *    shared by consecutive samples (same names from the root down) extends one slice; a
  *    sample's stack holds until the next sample, or for one period when the next comes more
  *    than GAP_PERIODS periods later (the thread was off CPU; kernel time is not sampled).
+ *    So slices nest and never partially overlap, as Perfetto requires (it drops such a
+ *    slice): a frame ends with or before its caller (callees closed first, at the same
+ *    time), and starts at least fxtp_tick_gap after it (another nanosecond: fxtp_after).
  * Samples lost to a full pool: one instant event "samples lost" (arg count) on the process.
  * A pc in code dlclose unloaded after the sample was taken is named from the unloaded object's
  * file (fxtp_samples_unloaded: each sample carries the count of unloads before it), not from
@@ -207,10 +210,7 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 	struct open_frame open[FXTP_SAMPLE_MAX_DEPTH];
 	uint32_t ids[FXTP_SAMPLE_MAX_DEPTH], nopen = 0;
 	uint64_t prev = 0;
-	char tname[32];
-	int len = snprintf(tname, sizeof(tname), "samples %llu", (unsigned long long)tid);
-	fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, FXTP_SAMPLE_TRACK(tid), tname, (uint32_t)len,
-		       (uint64_t)fxtp.pid);
+	int named = 0;	/* the track is named with its first sample (none: no track) */
 	for (uint32_t k = 0; k < nb; k++) {
 		const struct fxtp_sblock *b = &fxtp_sampling.pool[blocks[k]];
 		uint64_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
@@ -221,6 +221,13 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 			at += 2 + n;
 			if (ts > f->stop || n == 0 || n > FXTP_SAMPLE_MAX_DEPTH)
 				continue;
+			if (!named++) {
+				char tname[32];
+				int len = snprintf(tname, sizeof(tname), "samples %llu",
+						   (unsigned long long)tid);
+				fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, FXTP_SAMPLE_TRACK(tid), tname,
+					       (uint32_t)len, (uint64_t)fxtp.pid);
+			}
 			put_raw(f, tid, ts, pcs, n);
 			for (uint32_t d = 0; d < n; d++)	/* root first */
 				ids[d] = pc_name(f, pcs[n - 1 - d], d == n - 1, e);
@@ -233,8 +240,13 @@ static void flush_thread(struct flush *f, const uint32_t *blocks, uint32_t nb)
 			close_frames(f, tid, open, &nopen, keep, ts);
 			for (uint32_t d = 0; d < keep; d++)
 				open[d].count++;
+			/* A frame starts in a nanosecond after its caller's (fxtp_after): slices
+			 * of one sample all start at ts, callees written first, which Perfetto
+			 * would take for partial overlaps. */
 			for (; nopen < n && ids[nopen] != UINT32_MAX; nopen++)
-				open[nopen] = (struct open_frame){ ids[nopen], 1, ts };
+				open[nopen] = (struct open_frame){
+					ids[nopen], 1, nopen ? fxtp_after(open[nopen - 1].start, ts) : ts
+				};
 			prev = ts;
 		}
 	}

@@ -13,7 +13,7 @@
  * Why a reader thread: the rings are filled by the kernel whether or not the program makes
  * instrumented calls; a thread blocked on a pipe or a mutex switches without ever refilling a
  * chunk, so draining only at refill would lose switches, and would put the drain (a ring of
- * records) inside the program's timed calls. The reader sleeps in poll() until a ring is a
+ * records) inside the program's timed calls. The reader sleeps in epoll_wait() until a ring is a
  * quarter full (or 100 ms pass), runs with every signal blocked and the guard held, is created
  * before the events (so its own switches are not recorded), and writes with its own chunk
  * writer. Ring overflow (PERF_RECORD_LOST) is counted as dropped records. A fork child starts
@@ -25,18 +25,19 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -65,6 +66,8 @@ static struct {
 	int ncpu;
 	struct ring *rings;
 	int efd;			/* eventfd: wakes the reader to stop */
+	int epfd;			/* epoll set the reader waits on: efd, then every ring (no
+					 * allocation in the reader, whatever the number of CPUs) */
 	int stop;			/* the reader stops (atomic) */
 	unsigned gen;			/* bumped by every start: a reader of an older one ends
 					 * (a failed exec starts again while the last one exits) */
@@ -80,7 +83,7 @@ static struct {
 	uint16_t in_weight_idx, out_weight_idx;	/* string indexes of the argument names */
 	uint64_t switches, lost;	/* written / reported lost by the kernel */
 	uint64_t chunks;		/* chunks w took in this buffer (atomic) */
-} S = { .efd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+} S = { .efd = -1, .epfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int perf_open(struct perf_event_attr *a, int cpu)
 {
@@ -150,8 +153,7 @@ static void close_rings(void)
 	for (int i = 0; S.rings && i < S.ncpu; i++) {
 		if (S.rings[i].pg)
 			munmap(S.rings[i].pg, S.rings[i].map_size);
-		if (S.rings[i].fd >= 0)
-			close(S.rings[i].fd);
+		fxtp_fd_close(&S.rings[i].fd);
 	}
 	free(S.rings);
 	S.rings = NULL;
@@ -181,6 +183,7 @@ static int open_rings(int clockid)
 			r->fd = -1;
 			continue;
 		}
+		fxtp_fd_keep(&r->fd);	/* a daemon closing every descriptor keeps it */
 		got++;
 	}
 	if (!got) {
@@ -246,6 +249,7 @@ static void handle(const struct perf_event_header *h, const unsigned char *rec)
 			memcpy(v, p, 16);
 			S.lost += v[1];
 			S.w.dropped += v[1];
+			fxt_buf_drop_reason(&fxtp.buf, FXT_DROP_SWITCHES);
 		}
 		return;
 	}
@@ -318,18 +322,12 @@ static void *reader(void *arg)
 	struct fxtp_thread *t = &fxtp_self;
 	__atomic_store_n(&S.reader_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	fxtp_enter(t);	/* held for good: wrappers this thread reaches pass through */
-	struct pollfd *pf = calloc((size_t)S.ncpu + 1, sizeof(*pf));
-	if (!pf)
-		return NULL;
 	while (!__atomic_load_n(&S.stop, __ATOMIC_ACQUIRE) &&
 	       __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE) == gen) {
-		int n = 0, ready = __atomic_load_n(&S.ready, __ATOMIC_ACQUIRE);
+		int ready = __atomic_load_n(&S.ready, __ATOMIC_ACQUIRE);
+		struct epoll_event ev[8];
 		uint64_t v;
-		pf[n++] = (struct pollfd){ .fd = S.efd, .events = POLLIN };
-		for (int i = 0; ready && i < S.ncpu; i++)
-			if (S.rings[i].pg)
-				pf[n++] = (struct pollfd){ .fd = S.rings[i].fd, .events = POLLIN };
-		if (poll(pf, (nfds_t)n, POLL_MS) < 0 && errno != EINTR)
+		if (epoll_wait(S.epfd, ev, 8, POLL_MS) < 0 && errno != EINTR)
 			break;
 		if (read(S.efd, &v, sizeof(v)) < 0) {
 			/* nothing pending: EAGAIN */
@@ -341,7 +339,6 @@ static void *reader(void *arg)
 			drain_all();
 		pthread_mutex_unlock(&S.lock);
 	}
-	free(pf);
 	return NULL;
 }
 
@@ -369,6 +366,13 @@ static const struct ring *first_ring(void)
 	return NULL;
 }
 
+/* Adds fd to the reader's epoll set (input). Returns 0 or -1 (errno). */
+static int watch(int fd)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.fd = fd };
+	return epoll_ctl(S.epfd, EPOLL_CTL_ADD, fd, &e);
+}
+
 /* Reader thread first (not inheriting the events), then the events, then it runs. */
 static void start(void)
 {
@@ -381,18 +385,24 @@ static void start(void)
 	pthread_mutex_init(&S.lock, NULL);
 	fxt_chunk_init(&S.w, &fxtp.buf, NULL);
 	__atomic_store_n(&S.chunks, 0, __ATOMIC_RELAXED);
+	fxtp_fd_close(&S.efd);	/* a start after a failed exec: the last reader ends by gen */
+	fxtp_fd_close(&S.epfd);
 	S.efd = fxtp_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-	if (S.efd < 0) {
-		fxtp_warn("cannot record context switches (eventfd); going on without",
+	S.epfd = S.efd < 0 ? -1 : fxtp_fd_high(epoll_create1(EPOLL_CLOEXEC));
+	if (S.epfd < 0 || watch(S.efd) < 0) {
+		fxtp_warn("cannot record context switches (eventfd, epoll); going on without",
 			  strerror(errno));
 		return;
 	}
+	fxtp_fd_keep(&S.efd);	/* a daemon closing every descriptor keeps them */
+	fxtp_fd_keep(&S.epfd);
 	/* Opened (in the rings' absence the reader only polls efd) before the thread exists. */
 	S.rings = NULL;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
+	__atomic_store_n(&S.reader_tid, 0, __ATOMIC_RELEASE);
 	fxtp_real_init();
 	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader,
 							     (void *)(uintptr_t)gen) : ENOSYS;
@@ -403,6 +413,8 @@ static void start(void)
 		return;
 	}
 	pthread_detach(th);
+	/* Its tid known before the program runs on: exec.c tells the program's threads from it
+	 * (a busy machine may not have run it yet). */
 	fxtp_await_tid(&S.reader_tid);
 	if (!fxtp.use_tsc) {
 		rc = open_rings(CLOCK_MONOTONIC);
@@ -426,6 +438,9 @@ static void start(void)
 		}
 		return;
 	}
+	for (int i = 0; i < S.ncpu; i++)
+		if (S.rings[i].pg)
+			watch(S.rings[i].fd);	/* else drained at the reader's timeouts */
 	S.in_weight_idx = (uint16_t)fxtp_name_index("incoming_weight", 15);
 	S.out_weight_idx = (uint16_t)fxtp_name_index("outgoing_weight", 15);
 	S.on = 1;
@@ -442,9 +457,8 @@ void fxtp_sched_fork_child(void)
 		return;
 	int saved = errno;
 	close_rings();
-	if (S.efd >= 0)
-		close(S.efd);
-	S.efd = -1;
+	fxtp_fd_close(&S.efd);
+	fxtp_fd_close(&S.epfd);
 	S.on = 0;
 	start();
 	errno = saved;
@@ -505,11 +519,10 @@ void fxtp_sched_stop(int from_signal)
 		fxt_chunk_flush(&S.w);
 		pthread_mutex_unlock(&S.lock);
 	}
-	__atomic_store_n(&S.stop, 1, __ATOMIC_RELEASE);
-	uint64_t one = 1;
-	if (write(S.efd, &one, sizeof(one)) < 0) {
-		/* the reader stops at its next timeout */
-	}
+	/* The reader is left asleep (done: it drains no more) rather than ended: a thread ending
+	 * while the process exits races the exit's own work (under ASan, its leak check
+	 * deadlocked with the ending thread's frees), and a failed exec resumes it as a START
+	 * does. */
 	errno = saved;
 }
 

@@ -23,7 +23,8 @@ void fxtp_sched_pause(void);
 void fxtp_sched_fork_child(void);
 
 /* Exit flush: stops the events and writes every switch still in the rings (from_signal: only
- * if the reader thread is not mid-drain; no lock is waited for). Fails: silently.
+ * if the reader thread is not mid-drain; no lock is waited for); the reader stays, idle (a
+ * failed exec resumes it with fxtp_sched_start). Fails: silently.
  * Thread-safe: the first caller (fxtp_finish's) does the work. */
 void fxtp_sched_stop(int from_signal);
 
@@ -32,9 +33,9 @@ void fxtp_sched_stop(int from_signal);
  * never. Thread-safe, async-signal-safe. */
 uint64_t fxtp_sched_chunks(void);
 
-/* The tid of the latest context switch reader thread (0: none started), still given once it
- * ended: a thread of the tracer's, not the program's (exec.c counts the program's). Fails:
- * never. Thread-safe. */
+/* The tid of the latest context switch reader thread (0: none started), known once
+ * fxtp_sched_start() returns: a thread of the tracer's, not the program's (exec.c counts the
+ * program's). Fails: never. Thread-safe. */
 pid_t fxtp_sched_reader(void);
 
 #endif

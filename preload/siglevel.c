@@ -26,6 +26,7 @@
 
 #define BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define LEVEL_STACK_BYTES (16u * 1024u) /* a level's first shadow stack: 512 frames; grows */
+#define QUEUE_BYTES (FXTP_DEFER * sizeof(struct fxtp_deferred))
 
 static void save(const struct fxtp_thread *t, struct fxtp_sigstate *s)
 {
@@ -88,6 +89,13 @@ static int level_ready(struct fxtp_siglevel *l)
 			return 0;
 		l->base = (struct fxtp_frame *)p + 1;
 		l->end = (struct fxtp_frame *)p + LEVEL_STACK_BYTES / sizeof(struct fxtp_frame);
+	}
+	if (!l->q) {
+		/* No queue (no memory): calls not yet named are written at once, unnamed. */
+		void *p = mmap(NULL, QUEUE_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			l->q = p;
 	}
 	if (!l->w_ready) {
 		/* The interrupted writer's buffer and thread record (none: the thread's index is
@@ -238,32 +246,41 @@ static void write_deferred(struct fxtp_thread *t, struct fxt_chunk_w *w, uintptr
 void fxtp_sig_defer(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct fxtp_frame *f,
 		    uint64_t end)
 {
-	if (w == &t->w && t->siglevel) {
-		struct fxtp_siglevel *l = &t->sig[t->siglevel - 1];
+	struct fxtp_siglevel *l = t->siglevel ? &t->sig[t->siglevel - 1] : NULL;
+	if (w == &t->w && l && l->q) {
 		uint32_t tail = l->qtail;
 		if (tail - __atomic_load_n(&l->qhead, __ATOMIC_ACQUIRE) < FXTP_DEFER) {
-			__typeof__(l->q[0]) *e = &l->q[tail & (FXTP_DEFER - 1)];
+			struct fxtp_deferred *e = &l->q[tail & (FXTP_DEFER - 1)];
 			e->fn = f->fn;
 			e->start = f->start;
 			e->end = end;
 			__atomic_store_n(&l->qtail, tail + 1, __ATOMIC_RELEASE);
 			return;
 		}
-		/* Full (level 0 ran no call since): written now, named if the map knows it. */
+		/* Full (FXTP_DEFER calls since level 0's last call): written now, named if the
+		 * map knows it. */
 	}
 	write_deferred(t, w, f->fn, f->start, end, 0);
 }
+
+/* Set in a child forked inside a handler that interrupted no tracer code: the levels it runs
+ * at are all its own (the ones below are the parent's), so its exit flush may name the calls
+ * its handler level deferred (what level 0 would have done): nothing of the tracer's was cut
+ * short by the signal. */
+static int forked_in_handler;
 
 static void drain_into(struct fxtp_thread *t, struct fxt_chunk_w *w, int symbolize)
 {
 	for (uint32_t k = 0; k < FXTP_SIG_LEVELS; k++) {
 		struct fxtp_siglevel *l = &t->sig[k];
 		uint32_t tail = __atomic_load_n(&l->qtail, __ATOMIC_ACQUIRE);
+		/* Each slot freed once written: a handler landing in a long drain (symbolizing)
+		 * finds the room. */
 		for (uint32_t h = l->qhead; h != tail; h++) {
-			const __typeof__(l->q[0]) *e = &l->q[h & (FXTP_DEFER - 1)];
+			const struct fxtp_deferred *e = &l->q[h & (FXTP_DEFER - 1)];
 			write_deferred(t, w, e->fn, e->start, e->end, symbolize);
+			__atomic_store_n(&l->qhead, h + 1, __ATOMIC_RELEASE);
 		}
-		__atomic_store_n(&l->qhead, tail, __ATOMIC_RELEASE);
 	}
 }
 
@@ -283,7 +300,7 @@ void fxtp_sig_close_saved(struct fxtp_thread *t, struct fxt_chunk_w *w, uint64_t
 		for (const struct fxtp_frame *f = s->top; f-- > s->base;)
 			fxtp_write_frame(t, w, f, end);
 	}
-	drain_into(t, w, !fxtp_sig_fatal && fxtp_self.siglevel == 0);
+	drain_into(t, w, !fxtp_sig_fatal && (fxtp_self.siglevel == 0 || forked_in_handler));
 }
 
 void fxtp_sig_release(struct fxtp_thread *t)
@@ -298,6 +315,10 @@ void fxtp_sig_release(struct fxtp_thread *t)
 		if (l->base)
 			munmap(l->base - 1, (size_t)(l->end - (l->base - 1)) * sizeof(*l->base));
 		l->base = l->end = NULL;
+		if (l->q)
+			munmap(l->q, QUEUE_BYTES);
+		l->q = NULL;
+		l->qhead = l->qtail;
 	}
 }
 
@@ -308,4 +329,14 @@ void fxtp_sig_after_fork(struct fxtp_thread *t)
 		t->sig[k].qhead = t->sig[k].qtail;
 	}
 	t->deferred = 0;
+	/* A fork inside a handler: the levels it interrupted hold the parent's calls, kept for
+	 * pairing once the handler returns, never recorded as the child's. */
+	forked_in_handler = t->siglevel > 0;
+	for (uint32_t k = t->siglevel; k > 0; k--) {
+		const struct fxtp_sigstate *s = &t->sig[k - 1].saved;
+		for (struct fxtp_frame *f = s->base; s->base && f < s->top; f++)
+			f->tag = fxtp_tag_slow(FXTP_V_SKIP);
+		if (s->in_tracer)
+			forked_in_handler = 0;
+	}
 }

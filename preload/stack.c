@@ -82,6 +82,8 @@ static void write_to(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct 
 {
 	uint32_t v = fxtp_tag_fast(f->tag) ? (uint32_t)fxt_field_get(FXT_EVENT_NAME_REF, f->tag)
 					    : (uint32_t)(f->tag >> 32);
+	if ((int64_t)(end - f->start) < 0)
+		end = f->start;	/* its start was moved by fxtp_after */
 	if ((v & FXTP_V_SKIP) || (fxtp.min_ticks && end - f->start < fxtp.min_ticks))
 		return;
 	if (v & FXTP_V_DEFER) {
@@ -115,13 +117,21 @@ void fxtp_write_frame(struct fxtp_thread *t, struct fxt_chunk_w *w, const struct
 	write_to(t, w, f, end);
 }
 
-/* Closes, at time now, the frames a call at stack pointer sp proves dead: those not above it.
- * An alternate signal stack is not the thread's stack: nothing is dead from there. */
-static void unwind_to(struct fxtp_thread *t, uintptr_t sp, uint64_t now)
+/* Whether frame f is dead once a call at sp from site begins: its sp is below sp, or equal
+ * with another call site (a sibling of the new call whose exit never came; a callee inlined
+ * into f has f's sp and site). */
+static int dead_below(const struct fxtp_frame *f, uintptr_t sp, uintptr_t site)
+{
+	return f->sp < sp || (f->sp == sp && f->site != site);
+}
+
+/* Closes, at time now, the frames a call at stack pointer sp from site proves dead. An
+ * alternate signal stack is not the thread's stack: nothing is dead from there. */
+static void unwind_to(struct fxtp_thread *t, uintptr_t sp, uintptr_t site, uint64_t now)
 {
 	if (sp < t->stack_lo || sp >= t->stack_hi)
 		return;
-	while (t->top > t->base && t->top[-1].sp < sp) {
+	while (t->top > t->base && dead_below(&t->top[-1], sp, site)) {
 		t->top--;
 		write_to(t, &t->w, t->top, now);
 	}
@@ -186,8 +196,8 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 	struct fxtp_frame *f = t->top;
 	if (f >= t->end && !(f = fxtp_stack_grow(t)))
 		goto out;
-	if (f[-1].sp < sp) {
-		unwind_to(t, sp, fxtp_now());
+	if (dead_below(&f[-1], sp, site)) {
+		unwind_to(t, sp, site, fxtp_now());
 		f = t->top;
 	}
 	/* A signal handler's level reads no cache (the code it interrupted may be filling the
@@ -201,7 +211,7 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 	f->site = site;
 	f->tag = tag;
 	t->top = f + 1;
-	f->start = fxtp_now();
+	f->start = fxtp_after(f[-1].start, fxtp_now());
 out:
 	fxtp_leave(t);
 }

@@ -9,6 +9,7 @@
  * still running after the exit flush may write into it; past the finish, into private pages). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include "common/outpath.h"
 #include "preload/fxtp.h"
 #include "preload/grow.h"
 #include "preload/init.h"
@@ -274,12 +275,18 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 	int fd = fxtp_grow_fd();
 	if (fd >= 0)
 		end = compact(b, fd, end);
-	if (fd < 0 || ftruncate(fd, (off_t)end) < 0 ||
-	    (out_path && rename(part_path, out_path) < 0)) {
+	if (fd < 0 || ftruncate(fd, (off_t)end) < 0) {
 		char why[64];
 		snprintf(why, sizeof(why), "%s", strerror(fd < 0 ? EBADF : errno));
 		fxtp_warn("cannot finish the archive (run `fxt recover` on it)", part_path);
 		fxtp_warn("cause", why);
+		return;
+	}
+	const char *why;
+	if (out_path && fxt_outpath_commit(part_path, out_path, &why) < 0) {
+		/* complete, but its name is not to be taken (a device appeared there) */
+		fxtp_warn("the archive is complete but stays here", part_path);
+		fxtp_warn(out_path, why);
 		return;
 	}
 	report_drops(b, out_path ? out_path : part_path);

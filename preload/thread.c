@@ -114,11 +114,16 @@ static void start_writer(struct fxtp_thread *t, uint32_t index, int first_use)
 	t->fastlimit = index && !fxtp.min_ticks && fxtp.use_tsc ? 0x8000u : 0;
 }
 
+/* Emits the thread's kernel object record with its name now. Read and written under reg_lock,
+ * as renamed() writes: a rename by another thread (its creator, say) between our read of the
+ * name and our record would otherwise be followed by our record of the old name. */
 static void emit_name(struct fxtp_thread *t)
 {
 	char name[64];
+	pthread_mutex_lock(&reg_lock);
 	uint32_t len = comm_of(t->tid, name, sizeof(name));
 	fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, (uint64_t)t->tid, name, len, (uint64_t)fxtp.pid);
+	pthread_mutex_unlock(&reg_lock);
 }
 
 /* Takes a thread index in the current buffer (its tables start over with each buffer), starts
@@ -232,7 +237,9 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 	emit_name(self);
 }
 
-/* Re-emits the kernel object record of thread `th` (named `name`) if it is traced. */
+/* Re-emits the kernel object record of thread `th` (named `name`) if it is traced. Under
+ * reg_lock: a thread registered since reads its name after this (emit_name), one registered
+ * before has its record from emit_name before this one. */
 static void renamed(pthread_t th, const char *name)
 {
 	pid_t tid = 0;
@@ -240,10 +247,10 @@ static void renamed(pthread_t th, const char *name)
 	for (struct fxtp_thread *t = reg_head; t; t = t->next)
 		if (pthread_equal(t->self, th))
 			tid = t->tid;
-	pthread_mutex_unlock(&reg_lock);
 	if (tid)
 		fxtp_emit_kobj(FXT_OBJ_TYPE_THREAD, (uint64_t)tid, name, (uint32_t)strnlen(name, 16),
 			       (uint64_t)fxtp.pid);
+	pthread_mutex_unlock(&reg_lock);
 }
 
 FXTP_EXPORT int pthread_setname_np(pthread_t th, const char *name)

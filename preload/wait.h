@@ -30,9 +30,23 @@ int fxtp_rec_event(struct fxtp_thread *t, const struct fxt_event *e);
 /* Largest record (words) a chunk and the format both hold. */
 uint32_t fxtp_rec_max_words(void);
 
+/* ---- log.c ---- */
+/* The strings of a log line's mirror instant: its category (`log`), its name (the stream) and
+ * its argument's name (`message`), as string refs of the caller's interning. */
+struct fxtp_log_names {
+	struct fxt_str category, stream, argument;
+};
+/* One log line made of a[0..alen) then b[0..blen) (cut to what a record holds with its mirror):
+ * its log record, then (unless FXT_LOG_EVENTS=0) its mirror: an instant named n->stream with the
+ * record's checked bytes as argument, which Perfetto shows (its FXT importer does not read log
+ * records). Guard held. */
+void fxtp_log_line(struct fxtp_thread *t, const struct fxtp_log_names *n, const char *a,
+		   uint32_t alen, const char *b, uint32_t blen, uint64_t ts);
+
 /* ---- spawn.c ---- */
 /* Exit flush: ends, in w (koid-inline, the calling thread), every pthread_create flow whose
- * thread has not started, so no flow stays half-written. Once, from fxtp_finish. */
+ * thread has not started, inside one short `unstarted thread` span ending at now, so no flow
+ * stays half-written. Once, from fxtp_finish. */
 void fxtp_spawn_flush(struct fxt_chunk_w *w, uint64_t now);
 /* Fork child: forgets the parent's pending flows (their begins are in the parent's archive). */
 void fxtp_spawn_after_fork(void);

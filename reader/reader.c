@@ -201,6 +201,9 @@ COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 			arg->v.boolean = (int)fxt_field_get(FXT_ARG_BOOL, h);
 			break;
 		default:
+			if (r->flags & FXT_READER_RESERVED)
+				return fxt_fail(r, "argument %u: argument type %u is reserved", i,
+						arg->type);
 			r->stats.unknown_skipped++;
 			continue;
 		}
@@ -517,8 +520,10 @@ static int decode(struct fxt_reader *r, const uint64_t *pos, size_t left, struct
 	case FXT_RT_LOG: got = read_log(r, h, &c, rec); break;
 	case FXT_RT_LARGE: got = read_large(r, h, &c, rec); break;
 	default:
-		r->stats.unknown_skipped++;
-		got = 0;
+		got = r->flags & FXT_READER_RESERVED ? fxt_fail(r, "record type %u is reserved",
+								     (unsigned)type)
+						     : 0;
+		r->stats.unknown_skipped += got == 0;
 	}
 	if (got < 0)
 		return FXT_READ_CORRUPT;

@@ -40,13 +40,22 @@ struct vthread {
 
 enum { KIND_ASYNC, KIND_FLOW };
 
-/* One async or flow id of a provider: its records counted by step. */
+/* One record of an async id, for the order check. */
+struct astep {
+	uint64_t ts, offset;
+	unsigned step;	/* 0 begin, 1 instant, 2 end */
+};
+
+/* One async or flow id of a provider: its records counted by step; an async id's records also
+ * kept (unless lenient) to be put in time order at the end. */
 struct vid {
 	int used;
 	unsigned kind;
 	uint32_t provider;
 	uint64_t id, offset;		/* offset: first record with this id */
 	uint64_t begins, middles, ends;	/* middles: async instants, flow steps */
+	struct astep *steps;
+	size_t nsteps, capsteps;
 };
 
 /* A set of provider ids: open addressing on id + 1 (0: empty slot). */
@@ -67,6 +76,7 @@ struct fxt_validator {
 	struct fxt_read_error warning;	/* the latest warning */
 	int failed;
 	int started;	/* a record was fed */
+	int lenient;	/* async ids paired by count only (fxt_validator_lenient) */
 };
 
 static uint64_t mix(uint64_t h)
@@ -128,6 +138,11 @@ int fxt_validator_new(struct fxt_validator **out)
 	return 0;
 }
 
+void fxt_validator_lenient(struct fxt_validator *v)
+{
+	v->lenient = 1;
+}
+
 void fxt_validator_free(struct fxt_validator *v)
 {
 	if (!v)
@@ -137,6 +152,8 @@ void fxt_validator_free(struct fxt_validator *v)
 		free(v->threads[i].roots);
 	}
 	free(v->threads);
+	for (size_t i = 0; i < v->capids; i++)
+		free(v->ids[i].steps);
 	free(v->ids);
 	free(v->providers.keys);
 	free(v->dropped.keys);
@@ -343,13 +360,48 @@ static int add_id(struct fxt_validator *v, const struct fxt_record *rec)
 	}
 	struct vid *o = id_slot(v, rec->provider_id, kind, rec->u.event.id);
 	if (!o->used) {
-		*o = (struct vid){ 1, kind, rec->provider_id, rec->u.event.id, rec->offset, 0, 0, 0 };
+		*o = (struct vid){ .used = 1, .kind = kind, .provider = rec->provider_id,
+				   .id = rec->u.event.id, .offset = rec->offset };
 		v->nids++;
 	}
 	o->begins += step == 0;
 	o->middles += step == 1;
 	o->ends += step == 2;
+	if (kind == KIND_FLOW || v->lenient)
+		return 0;
+	if (grow((void **)&o->steps, &o->capsteps, o->nsteps + 1, sizeof(*o->steps)) < 0)
+		return -ENOMEM;
+	o->steps[o->nsteps++] = (struct astep){ rec->u.event.ts, rec->offset, step };
 	return 0;
+}
+
+/* Time order, and at one tick: begin, instants, end. */
+static int astep_cmp(const void *a, const void *b)
+{
+	const struct astep *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->step > y->step) - (x->step < y->step);
+}
+
+/* An async id whose counts pair: its records in time order must go begin, instants, end (and
+ * again, when the id is reused). Returns the record that breaks the order (*why says how), or
+ * NULL. Sorts o->steps. */
+static const struct astep *async_misordered(struct vid *o, const char **why)
+{
+	qsort(o->steps, o->nsteps, sizeof(*o->steps), astep_cmp);
+	int open = 0;
+	for (size_t i = 0; i < o->nsteps; i++) {
+		const struct astep *s = &o->steps[i];
+		*why = s->step == 0 && open   ? "a second begin before its end"
+		       : s->step == 1 && !open ? "an instant outside its begin and end"
+		       : s->step == 2 && !open ? "an end before its begin"
+					       : NULL;
+		if (*why)
+			return s;
+		open = s->step == 0 ? 1 : s->step == 2 ? 0 : open;
+	}
+	return NULL;
 }
 
 int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
@@ -444,14 +496,30 @@ int fxt_validator_finish(struct fxt_validator *v)
 			first = off;
 		}
 	}
+	const struct astep *bad = NULL;
+	const char *why = NULL;
 	for (size_t i = 0; i < v->capids; i++) {
-		const struct vid *o = &v->ids[i];
-		if (o->used && o->offset < first && (o->begins != o->ends || (o->middles && !o->begins)) &&
-		    !idset_has(&v->dropped, o->provider)) {
+		struct vid *o = &v->ids[i];
+		if (!o->used || idset_has(&v->dropped, o->provider))
+			continue;
+		if (o->offset < first && (o->begins != o->ends || (o->middles && !o->begins))) {
 			bi = o;
+			bad = NULL;
 			first = o->offset;
+			continue;
+		}
+		const char *w;
+		const struct astep *s = o->nsteps && o->begins == o->ends ? async_misordered(o, &w)
+									     : NULL;
+		if (s && s->offset < first) {
+			bi = o;
+			bad = s;
+			why = w;
+			first = s->offset;
 		}
 	}
+	if (bad)
+		return fail(v, first, "async id %" PRIu64 ": %s (in time order)", bi->id, why);
 	if (bi)
 		return fail(v, first, "%s id %" PRIu64 ": %" PRIu64 " begin(s), %" PRIu64 " end(s), %" PRIu64
 			    " %s", bi->kind == KIND_FLOW ? "flow" : "async", bi->id, bi->begins, bi->ends,

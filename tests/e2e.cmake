@@ -51,7 +51,8 @@ function(fxt_prog name source)
 endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
-		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c s-recurse.c)
+		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c s-recurse.c
+		s-waves.c)
 	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
 	fxt_prog(${name} ${src})
 endforeach()
@@ -109,7 +110,7 @@ foreach(cc ${FXT_E2E_COMPILERS})
 	fxt_e2e_cases(e2e-${cc} ${FXT_PROGS_DIR}/${cc}
 		"s-longjmp=s-longjmp" "s-throw=s-throw" "s-signal=s-signal" "s-fork=s-fork"
 		"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep"
-		"s-threads=s-threads" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
+		"s-threads=s-threads" "s-waves=s-waves" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
 		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread" "s-crash=s-crash segv"
 		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill"
 		"s-recurse=s-recurse")
@@ -162,6 +163,18 @@ endforeach()
 foreach(cc gcc gcc-O2)
 	fxt_e2e(e2e-${cc}-s-dlreuse s-dlreuse ${FXT_PROGS_DIR}/${cc}/s-dlreuse
 		${FXT_PROGS_DIR}/${cc}/libs-dlreuse-a.so ${FXT_PROGS_DIR}/${cc}/libs-dlreuse-b.so)
+endforeach()
+# fxt report --edges equals fxt-calls on programs whose threads write interleaved runs (signal
+# handlers' levels), in both modes.
+foreach(cc ${FXT_E2E_COMPILERS})
+	foreach(mode preload fxtrun)
+		set(test e2e-${cc}-edges-s-signal-${mode})
+		add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
+			FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun
+			${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/edges.sh ${mode}
+			${FXT_PROGS_DIR}/${cc}/s-signal)
+		set_tests_properties(${test} PROPERTIES LABELS "e2e;nosan" TIMEOUT 120)
+	endforeach()
 endforeach()
 # The examples (examples/CMakeLists.txt, built like the project), with the calls their top
 # comments list.

@@ -4,7 +4,7 @@
 find_program(BASH bash REQUIRED)
 set(FXT_RPROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/rprogs)
 foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit r-forks
-		r-scribble)
+		r-scribble r-daemon)
 	add_executable(rprog-${name} progs/${name}.c)
 	target_compile_options(rprog-${name} PRIVATE -finstrument-functions -O0 -g -pthread -Wall
 		-Wextra $<$<BOOL:${FXT_WERROR}>:-Werror>)
@@ -13,10 +13,13 @@ foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-ex
 		RUNTIME_OUTPUT_DIRECTORY ${FXT_RPROGS_DIR})
 endforeach()
 
+target_include_directories(rprog-r-scribble PRIVATE ${PROJECT_SOURCE_DIR})	# writer/buffer.h
+
 # The circular and streaming chunk policies of preload/provider.c, without a manager.
 fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/provider.c
 	${PROJECT_SOURCE_DIR}/preload/grow.c ${PROJECT_SOURCE_DIR}/preload/fd.c
-	${PROJECT_SOURCE_DIR}/preload/real.c ${PROJECT_SOURCE_DIR}/common/options.c
+	${PROJECT_SOURCE_DIR}/preload/real.c
+	${PROJECT_SOURCE_DIR}/common/options.c
 	LIBS fxt_writer)
 add_test(NAME test-provider-streaming COMMAND test-provider streaming)
 set_tests_properties(test-provider test-provider-streaming PROPERTIES LABELS tsan)
@@ -32,6 +35,7 @@ endif()
 
 if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 	add_test(NAME fxtrun-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTAUTO=$<TARGET_FILE:fxtauto>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXT_CALLS=$<TARGET_FILE:fxt-calls>
 		RPROGS=${FXT_RPROGS_DIR} PROGS=${FXT_PROGS_DIR}/gcc
 		SAMPLE_PROG=${CMAKE_CURRENT_BINARY_DIR}/m-split
@@ -45,6 +49,14 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun RPROGS=${FXT_RPROGS_DIR}
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-trust.bats)
 	set_tests_properties(fxtrun-trust-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	add_test(NAME outpath-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
+		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/outpath.bats)
+	set_tests_properties(outpath-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	add_test(NAME fxtrun-limits-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
+		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
+		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun-limits.bats)
+	set_tests_properties(fxtrun-limits-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
 	# Random SIGKILLs of the program and of fxtrun (tests/soak.sh; `tests/soak.sh 100` by hand).
 	add_test(NAME soak COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>

@@ -13,5 +13,5 @@ if(BATS AND TARGET fxt)
 	add_test(NAME service-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FAKE=$<TARGET_FILE:fake-provider> POKE=$<TARGET_FILE:svc-poke>
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/service.bats)
-	set_tests_properties(service-bats PROPERTIES LABELS e2e TIMEOUT 300)
+	set_tests_properties(service-bats PROPERTIES LABELS e2e TIMEOUT 600)
 endif()

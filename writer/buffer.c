@@ -113,11 +113,12 @@ uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words)
 		fxt_buf_count_drops(b, 1);
 		return NULL;
 	}
-	if (b->back_durable && b->back_durable(b, h->durable_off + at + n) < 0) {
+	int err = b->back_durable ? b->back_durable(b, h->durable_off + at + n) : 0;
+	if (err < 0) {
 		/* The file system refused: this record is lost (its words stay zero, a hole that
 		 * readers stop at or skip), and so is every later one. */
 		atomic_store_explicit(&h->durable_used, h->durable_size + 1, memory_order_relaxed);
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+		fxt_buf_refused(b, err);
 		fxt_buf_count_drops(b, 1);
 		return NULL;
 	}

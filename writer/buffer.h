@@ -8,6 +8,7 @@
 #ifndef FXT_WRITER_BUFFER_H
 #define FXT_WRITER_BUFFER_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,10 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_TOO_BIG = 1u << 5,	/* a record larger than a chunk */
 	FXT_DROP_KILLED = 1u << 6,	/* the process was killed: its open calls and pending
 					 * flows were never ended (a recovered or SIGKILLed run) */
+	FXT_DROP_SWITCHES = 1u << 7,	/* context switches the kernel's ring lost (overflow) */
+	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
+	FXT_DROP_CUT = 1u << 9,		/* a snapshot of a running process: its calls open at the
+					 * cut are not ended there (nothing was lost) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */
@@ -217,6 +222,13 @@ void fxt_buf_count_drops(struct fxt_buf *b, uint64_t n);
 static inline void fxt_buf_drop_reason(struct fxt_buf *b, uint32_t reason)
 {
 	atomic_fetch_or_explicit(&b->hdr->drop_reasons, reason, memory_order_relaxed);
+}
+
+/* Notes why the buffer's file could not be grown: err, the -errno of a back function (-EFBIG:
+ * the file size limit, else no space). Thread-safe, async-signal-safe. */
+static inline void fxt_buf_refused(struct fxt_buf *b, int err)
+{
+	fxt_buf_drop_reason(b, err == -EFBIG ? FXT_DROP_FILE_SIZE : FXT_DROP_NO_SPACE);
 }
 
 /* Chunks that may hold records: those in the part of the buffer backed so far (a chunk is backed

@@ -112,8 +112,9 @@ uint64_t *fxt_outfile_take(struct fxt_buf *b)
 		fxt_buf_drop_reason(b, FXT_DROP_FULL);
 		goto out;
 	}
-	if (o->back(b, h->chunks_off + (seq + 1) * h->chunk_size) < 0) {
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+	int err = o->back(b, h->chunks_off + (seq + 1) * h->chunk_size);
+	if (err < 0) {
+		fxt_buf_refused(b, err);
 		goto out;
 	}
 	c = chunk_at(b, seq);
@@ -155,6 +156,8 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 	uint64_t *w = mem;
 	size_t at = 0;
 	uint32_t len = (uint32_t)strnlen(name ? name : "", FXT_OUTFILE_MAX_NAME);
+	if (durable_size > FXT_OUTFILE_MAX_DURABLE)
+		return -EINVAL;
 	o->provider_id = (uint32_t)pid;
 	o->stopped = 0;
 	o->taking = 0;
@@ -196,11 +199,22 @@ void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second)
 
 /* ---- finishing ---- */
 
+uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole)
+{
+	uint64_t hw = __atomic_load_n(&d[at], __ATOMIC_ACQUIRE);
+	uint64_t n = fxt_record_words(hw);
+	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
+	int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
+			   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
+	return hw && n && n <= words - at && (!hole || durable_type) ? (uint32_t)n : 0;
+}
+
 /* The durable area up to the first hole, then (a killed writer may have left a reservation
  * unwritten between committed records) hole words padded one by one and only durable record
- * types kept after a hole; the rest padding. robust: the first words of the tail are one-word
+ * types kept after a hole, except from word `ours` on (the trailer the finisher wrote: its
+ * records are whole); the rest padding. robust: the first words of the tail are one-word
  * padding, for a record committed late. */
-static void finish_durable(struct fxt_buf *b, int robust)
+static void finish_durable(struct fxt_buf *b, int robust, size_t ours)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
 	const struct fxt_outfile *o = b->ctx;
@@ -210,12 +224,8 @@ static void finish_durable(struct fxt_buf *b, int robust)
 	size_t used_words = used / 8 < words ? used / 8 : words;
 	int hole = 0;
 	while (at < used_words) {
-		uint64_t hw = __atomic_load_n(&d[at], __ATOMIC_ACQUIRE);
-		uint64_t n = fxt_record_words(hw);
-		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
-		int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
-				   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
-		if (hw && n && n <= words - at && (!hole || durable_type)) {
+		uint32_t n = fxt_outfile_durable_at(d, at, words, hole && at < ours);
+		if (n) {
 			at += n;
 			continue;
 		}
@@ -228,12 +238,14 @@ static void finish_durable(struct fxt_buf *b, int robust)
 	fxt_outfile_pad(d + at + careful, tail - careful, o->provider_id, 0);
 }
 
-uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust)
+/* fxt_outfile_finish(), the durable area trusted from word ours on. */
+static uint64_t finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust,
+		       size_t ours)
 {
 	const struct fxt_buf_hdr *h = b->hdr;
 	const struct fxt_outfile *o = b->ctx;
 	uint64_t done = section_word(o->provider_id);
-	finish_durable(b, robust);
+	finish_durable(b, robust, ours);
 	if (chunks > h->nchunks)
 		chunks = h->nchunks;
 	if (atomic_load_explicit(&h->open_overflow, memory_order_acquire)) {
@@ -264,6 +276,11 @@ uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff,
 	return h->chunks_off + chunks * h->chunk_size;
 }
 
+uint64_t fxt_outfile_finish(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, int robust)
+{
+	return finish(b, chunks, cutoff, robust, SIZE_MAX);
+}
+
 uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, uint64_t ts,
 			  int robust)
 {
@@ -271,11 +288,11 @@ uint64_t fxt_outfile_seal(struct fxt_buf *b, uint64_t chunks, uint64_t cutoff, u
 	uint64_t trailer[FXT_OUTFILE_TRAILER_WORDS];
 	uint32_t n = fxt_outfile_trailer(b, o->provider_id, ts, trailer);
 	uint64_t *at = n ? fxt_buf_durable_reserve(b, n) : NULL;
-	if (at) {
-		memcpy(at + 1, trailer + 1, (n - 1) * 8);
-		__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
-	}
-	return fxt_outfile_finish(b, chunks, cutoff, robust);
+	if (!at)
+		return finish(b, chunks, cutoff, robust, SIZE_MAX);
+	memcpy(at + 1, trailer + 1, (n - 1) * 8);
+	__atomic_store_n(at, trailer[0], __ATOMIC_RELEASE);
+	return finish(b, chunks, cutoff, robust, (size_t)(at - fxt_buf_durable(b)));
 }
 
 int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
@@ -328,6 +345,8 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"the trace manager did not answer", "no space left to grow the buffer",
 		"string table full", "record larger than a chunk",
 		"the process was killed (open calls and flows cut)",
+		"context switches lost: the kernel's ring overflowed", "file size limit",
+		"cut by a snapshot of the running process (its open calls are not ended there)",
 	};
 	size_t n = 0;
 	if (!size)
@@ -342,18 +361,19 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 
 /* ---- attaching to a file ---- */
 
-int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size)
+/* The prologue of page (magic, provider info, section, initialization, then the blob holding
+ * the header) and the header's own fields; *id and *init_off receive the provider id and the
+ * offset of the ticks-per-second word. 0, -EINVAL or -EPROTONOSUPPORT. */
+static int check_page(const void *page, uint32_t *id, uint32_t *init_off)
 {
-	const uint64_t *w = mem;
-	if (size < FXT_BUF_HDR_SIZE || ((uintptr_t)mem & 63))
+	const uint64_t *w = page;
+	if ((uintptr_t)page & 7)
 		return -EINVAL;
 	uint64_t magic;
 	fxt_magic_write(&magic);
 	if (w[0] != magic)
 		return -EINVAL;
-	/* magic, provider info, section, initialization, then the blob holding the header */
 	size_t at = 1;
-	uint32_t id = 0;
 	for (int i = 0; i < 4 && at < FXT_BUF_HDR_SIZE / 8; i++) {
 		uint64_t h = w[at], n = fxt_record_words(h);
 		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
@@ -363,16 +383,16 @@ int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size
 			       fxt_field_get(FXT_META_TYPE, h) != FXT_MT_PROVIDER_INFO))
 			return -EINVAL;
 		if (i == 0)
-			id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
+			*id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
 		if (i == 2 && type != FXT_RT_INITIALIZATION)
 			return -EINVAL;
 		if (i == 2)
-			o->init_off = (uint32_t)(at + 1) * 8;
+			*init_off = (uint32_t)(at + 1) * 8;
 		if (i == 3 && (type != FXT_RT_BLOB || (at + n) * 8 != FXT_BUF_HDR_SIZE))
 			return -EINVAL;
 		at += n;
 	}
-	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)mem +
+	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)page +
 								   FXT_OUTFILE_HDR_OFF);
 	if (h->magic != FXT_BUF_MAGIC)
 		return -EINVAL;
@@ -380,10 +400,37 @@ int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size
 		return -EPROTONOSUPPORT;
 	if (h->mode != FXT_BUF_GROWING || h->hdr_off != FXT_OUTFILE_HDR_OFF ||
 	    h->durable_off != FXT_BUF_HDR_SIZE || (h->durable_size & 7) ||
-	    h->durable_size > size - FXT_BUF_HDR_SIZE ||
+	    h->durable_size > FXT_OUTFILE_MAX_DURABLE ||
 	    h->chunks_off != h->durable_off + h->durable_size ||
 	    h->chunk_size < FXT_BUF_MIN_CHUNK || (h->chunk_size & 7) || h->chunk_size > (1u << 20))
 		return -EINVAL;
+	return 0;
+}
+
+const struct fxt_buf_hdr *fxt_outfile_header(const void *page)
+{
+	uint32_t id, init_off;
+	int rc = check_page(page, &id, &init_off);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	return (const struct fxt_buf_hdr *)((const uint8_t *)page + FXT_OUTFILE_HDR_OFF);
+}
+
+int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size)
+{
+	uint32_t id = 0, init_off = 0;
+	if (size < FXT_BUF_HDR_SIZE || ((uintptr_t)mem & 63))
+		return -EINVAL;
+	int rc = check_page(mem, &id, &init_off);
+	if (rc < 0)
+		return rc;
+	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)mem +
+								   FXT_OUTFILE_HDR_OFF);
+	if (h->durable_size > size - FXT_BUF_HDR_SIZE)
+		return -EINVAL;
+	o->init_off = init_off;
 	memset(b, 0, sizeof(*b));
 	b->hdr = (struct fxt_buf_hdr *)h;
 	b->base = mem;

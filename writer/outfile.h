@@ -46,6 +46,7 @@
 #define FXT_OUTFILE_SLOT_SHIFT 40
 #define FXT_OUTFILE_NO_SLOT 0xfffu	/* the table was full: finishing scans every chunk */
 #define FXT_OUTFILE_MAX_NAME 255u
+#define FXT_OUTFILE_MAX_DURABLE (64ULL << 20)	/* bytes of string area a file may have */
 
 /* Process-local state of a growing buffer, b->ctx. */
 struct fxt_outfile {
@@ -75,6 +76,12 @@ void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end);
 /* Stores a ticks-per-second value in the prologue's initialization record and the header.
  * Fails: never. Thread-safe (a racing reader sees the old or the new value). */
 void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second);
+
+/* The size in words of the committed durable record whose header is d[at] (words: the durable
+ * area's size), else 0: none committed there (zero header), a size running past the area, or,
+ * after a hole (a killed writer's reservation left unwritten: hole != 0), a record of a type the
+ * durable area never holds (words of the hole). */
+uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole);
 
 /* The header word of the first padding record of a run of n >= 1 words: a raw-data blob of
  * min(n, 4095) words, or a one-word provider section record. Fails: never. */
@@ -116,6 +123,12 @@ uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint
  * finished one): checks the prologue, the header and that the areas lie in the file.
  * Fails: -EINVAL (not such a file), -EPROTONOSUPPORT (other layout version). Thread-safe. */
 int fxt_outfile_attach(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size);
+
+/* The header of a standalone archive file from its first FXT_BUF_HDR_SIZE bytes (page, 8-byte
+ * aligned), with the checks of fxt_outfile_attach() that need no more of the file: to read its
+ * state, or to learn how long a file cut short must be (chunks_off: a process killed before
+ * its string area was backed). Fails: NULL, errno EINVAL or EPROTONOSUPPORT. Thread-safe. */
+const struct fxt_buf_hdr *fxt_outfile_header(const void *page);
 
 /* Words of the "records dropped" event (used by the manager's archive too): ts, pid, count and
  * the reason bits. Fails: -EINVAL if dst_words is too small. */

@@ -22,8 +22,10 @@ static const struct fxt_policy_ops *ops(const struct fxt_buf *b)
  * 1 done, 0 another taker won it, -1 the file system refused it. */
 static int claim(struct fxt_buf *b, uint64_t *c, uint64_t old)
 {
-	if (!old && ops(b)->back(b, (uint64_t)((uint8_t *)c - b->base) + b->hdr->chunk_size) < 0) {
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+	uint64_t end = (uint64_t)((uint8_t *)c - b->base) + b->hdr->chunk_size;
+	int err = old ? 0 : ops(b)->back(b, end);
+	if (err < 0) {
+		fxt_buf_refused(b, err);
 		return -1;
 	}
 	if (!__atomic_compare_exchange_n(&c[0], &old, FXT_CHUNK_BUSY, 0, __ATOMIC_ACQ_REL,
@@ -46,8 +48,9 @@ static uint64_t *oneshot_take(struct fxt_buf *b)
 		return NULL;
 	}
 	uint64_t *c = chunk_at(b, seq);
-	if (ops(b)->back(b, (uint64_t)((uint8_t *)c - b->base) + h->chunk_size) < 0) {
-		fxt_buf_drop_reason(b, FXT_DROP_NO_SPACE);
+	int err = ops(b)->back(b, (uint64_t)((uint8_t *)c - b->base) + h->chunk_size);
+	if (err < 0) {
+		fxt_buf_refused(b, err);
 		return NULL;
 	}
 	__atomic_store_n(&c[0], seq + 1, __ATOMIC_RELEASE);

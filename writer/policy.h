@@ -17,7 +17,8 @@
 
 struct fxt_policy_ops {
 	/* Makes the mapping backed up to end (a chunk never handed out before).
-	 * Returns 0, or -errno: the chunk is refused (counted as FXT_DROP_NO_SPACE). */
+	 * Returns 0, or -errno: the chunk is refused (counted as FXT_DROP_FILE_SIZE for -EFBIG,
+	 * else FXT_DROP_NO_SPACE). */
 	int (*back)(struct fxt_buf *b, uint64_t end);
 	/* Streaming: the half filled during wrap w is full; ask for its save. */
 	void (*request_save)(struct fxt_buf *b, uint32_t w, uint64_t durable_used);

@@ -136,6 +136,9 @@ enum fxt_reader_flags {
 	 * counted in fxt_reader_stats (records of an undefined subtype are skipped). Unknown record
 	 * and argument types are skipped in both modes: the spec extends the format with them. */
 	FXT_READER_STRICT = 1 << 0,
+	/* Report record types (10-14) and argument types (10-15) the spec reserves as errors
+	 * (the validator, fxt check); without it they are skipped and counted as unknown. */
+	FXT_READER_RESERVED = 1 << 1,
 };
 
 /* Result codes of fxt_reader_next(). */
@@ -214,7 +217,8 @@ int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records);
  * complete events with end >= start; per provider,
  * as many async (flow) ends as begins for each id, and no instant (step) of an id never begun.
  * Ids are paired by count over the whole archive, not in file order (chunks of threads
- * interleave, so an end may precede its begin in the file). A provider that reported dropped
+ * interleave, so an end may precede its begin in the file); an async id's records are then put
+ * in time order (fxt_validator_lenient: not). A provider that reported dropped
  * records (provider event "buffer full") may miss begins and ends: unpaired ones are accepted.
  * Warnings (counted, the record accepted): complete events of a thread that overlap without
  * nesting (the spec has no nesting rule; exact for callees written before callers, never
@@ -238,6 +242,12 @@ struct fxt_validate_summary {
 
 /* Returns 0 or -ENOMEM. */
 int fxt_validator_new(struct fxt_validator **out);
+
+/* Before the first record: async ids are paired by count only. Without it, each async id's
+ * records in time order (ties: begin, instants, end) must go begin, instants, end, again for
+ * a reused id: a second begin before the end, an instant outside them or an end before the
+ * begin is a problem. Fails: never. */
+void fxt_validator_lenient(struct fxt_validator *v);
 void fxt_validator_free(struct fxt_validator *v);
 
 /* Checks one record. Returns 0, -EBADMSG when it breaks a rule (the first problem is kept:

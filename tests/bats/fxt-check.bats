@@ -98,11 +98,41 @@ expect_invalid() {
 	expect_invalid flow $(size ok.fxt) "flow id 2305843009213693952: 0 begin(s), 1 end(s)"
 }
 
-@test "a record of unknown type is skipped, not an error" {
-	gen u -c unknown
-	run --separate-stderr "$FXT" check u.fxt
+@test "a record of a reserved type: invalid; --lenient skips it and counts it" {
+	expect_invalid unknown $(size ok.fxt) "record type 12 is reserved"
+	run --separate-stderr "$FXT" check --lenient bad.fxt
 	[ "$status" -eq 0 ]
 	grep -qE '^  skipped \(unknown\) +1$' <<<"$output"
+}
+
+@test "an argument of a reserved type: invalid; --lenient skips it" {
+	expect_invalid argtype $(size ok.fxt) "argument 0: argument type 10 is reserved"
+	run --separate-stderr "$FXT" check --lenient -q bad.fxt
+	[ "$status" -eq 0 ]
+}
+
+# async_order KIND WHY: async records that pair by count but not in time order: invalid,
+# the offending record named; --lenient (pairing by count) accepts them
+async_order() {
+	gen bad -c "async-$1"
+	run --separate-stderr "$FXT" check bad.fxt
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "fxt check: bad.fxt: offset "*": async id 576460752303423488: $2 (in time order)" ]]
+	run --separate-stderr "$FXT" check --lenient -q bad.fxt
+	[ "$status" -eq 0 ]
+}
+
+@test "semantic: an async id begun twice before its end" {
+	async_order twice "a second begin before its end"
+}
+
+@test "semantic: an async instant after its end" {
+	async_order instant "an instant outside its begin and end"
+}
+
+@test "semantic: an async end before its begin" {
+	async_order back "an end before its begin"
 }
 
 @test "no magic number record first (not FXT): invalid, exit 1" {

@@ -171,6 +171,27 @@ row() {
 	lacks '  c$' "$output"
 }
 
+@test "--function takes lists as --filter does: comma-separated and repeatable" {
+	run "$FXT" report --function 'o*,b' t.fxt
+	[ "$status" -eq 0 ]
+	grep -q '  outer$' <<<"$output"
+	grep -q '  b$' <<<"$output"
+	lacks '  (main|a|inner)$' "$output"
+	run "$FXT" report --function 'o*' --function b t.fxt
+	[ "$status" -eq 0 ]
+	grep -q '  outer$' <<<"$output"
+	grep -q '  b$' <<<"$output"
+	lacks '  (main|a|inner)$' "$output"
+}
+
+@test "a valid archive without calls: says so, exit 0" {
+	python3 -c 'import struct, sys
+open(sys.argv[1], "wb").write(struct.pack("<Q", 0x0016547846040010))' e.fxt
+	run "$FXT" report e.fxt
+	[ "$status" -eq 0 ]
+	[ "$output" = "e.fxt: no function calls recorded" ]
+}
+
 @test "--from/--to keep calls inside the window, relative to trace start" {
 	run "$FXT" report --from 250ns --to 0.95us --pid 1000 t.fxt
 	[ "$status" -eq 0 ]

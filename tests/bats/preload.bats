@@ -36,9 +36,9 @@ bad_setting() {
 @test "the program's descriptors keep their numbers: the tracer's (context switches too) sit above" {
 	fds='import os; print([os.open("/dev/null", os.O_RDONLY) for _ in range(3)], sorted(int(f) for f in os.listdir("/proc/self/fd"))[:6])'
 	plain=$(python3 -c "$fds")
-	traced=$(FXT_OUTPUT=fd.fxt LD_PRELOAD="$FXTAUTO" python3 -c "$fds")
+	traced=$(FXT_SCHED=1 FXT_OUTPUT=fd.fxt LD_PRELOAD="$FXTAUTO" python3 -c "$fds")
 	[ "$plain" = "$traced" ]
-	"$FXT" dump fd.fxt | grep -q ' context_switch '	# recorded by default, fds at 64 and up
+	"$FXT" dump fd.fxt | grep -q ' context_switch '	# recorded, their fds at 64 and up
 }
 
 @test "without FXT_OUTPUT the archive is fxtauto.<pid>.fxt in the working directory" {
@@ -112,10 +112,11 @@ bad_setting() {
 		LD_PRELOAD="$0" "$1"' "$FXTAUTO" "$PROGS/s-deep"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$plain" ]
-	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(no\ space\ left\ to\ grow\ the\ buffer\) ]]
+	[[ "$stderr" =~ ^fxtauto:\ ([0-9]+)\ records\ dropped\ \(file\ size\ limit\) ]]
 	dropped=${BASH_REMATCH[1]}
 	[ "$(stat -c %s lim.fxt)" -le $((3072 * 1024)) ]
 	"$FXT" check lim.fxt
+	"$FXT" dump lim.fxt | grep -q 'name="records dropped" .*"reason":string="file size limit"'
 	run "$FXT" stats lim.fxt
 	[[ "$output" == *"records dropped: $dropped"* ]]
 	# every call is recorded or counted as dropped (each call is one record)
@@ -370,4 +371,243 @@ filled() {
 	[ "$(ls | wc -l)" -eq 2 ]
 	[ "$("$FXT" stats t.fxt | awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $NF }')" = sh ]
 	calls_are t.fxt ""
+}
+
+@test "time -> timeout -> program: FXT_OUTPUT is the program's, no wrapper leaves a file" {
+	# (was: timeout, started by time, left its empty archive as FXT_OUTPUT.<pid of timeout>)
+	FXT_OUTPUT=t.fxt traced /usr/bin/time -o /dev/null timeout 10 "$PROGS/s-exec" second
+	echo "$(ls)"
+	[ "$(ls)" = t.fxt ]
+	calls_are t.fxt "1 main,5 new_work,"
+}
+
+@test "with FXT_SCHED=1 a wrapper inside the tree still leaves no file (its switches are waiting)" {
+	FXT_SCHED=1 FXT_OUTPUT=t.fxt traced /usr/bin/time -o /dev/null timeout 10 \
+		"$PROGS/s-exec" second 2>err
+	if grep -q "cannot record context switches" err; then skip "no perf_event_open here"; fi
+	echo "$(ls)"
+	[ "$(ls | tr '\n' ' ')" = "err t.fxt " ]
+	calls_are t.fxt "1 main,5 new_work,"
+}
+
+@test "two nested wrappers and a shell: FXT_OUTPUT is the program's alone" {
+	# (was: each wrapper inside the tree left its empty archive as FXT_OUTPUT.<pid>)
+	for chain in timeout-timeout-sh sh-timeout time-timeout-sh; do
+		rm -f t.fxt*
+		case "$chain" in
+		timeout-timeout-sh) FXT_OUTPUT=t.fxt traced timeout 10 timeout 10 \
+			sh -c "$PROGS/s-exec second; true" ;;
+		sh-timeout) FXT_OUTPUT=t.fxt traced sh -c "timeout 10 $PROGS/s-exec second; true" ;;
+		time-timeout-sh) FXT_OUTPUT=t.fxt traced /usr/bin/time -o /dev/null timeout 10 \
+			sh -c "(true; $PROGS/s-exec second); true" ;;
+		esac
+		echo "$chain: $(ls)"
+		[ "$(ls)" = t.fxt ]
+		calls_are t.fxt "1 main,5 new_work,"
+	done
+}
+
+@test "a shell's subshell that holds nothing leaves no file (one that was switched out keeps its switches)" {
+	# (was: the subshell that runs `echo` in a pipeline left its empty archive as
+	# FXT_OUTPUT.<pid>). FXT_SCHED=0: with context switches, the subshell's are kept, as a
+	# forked worker's are (sched.bats).
+	for chain in sh-pipe bash-pipe; do
+		rm -f t.fxt*
+		case "$chain" in
+		sh-pipe) FXT_SCHED=0 FXT_OUTPUT=t.fxt traced sh -c "echo x | $PROGS/s-exec second; true" ;;
+		bash-pipe) FXT_SCHED=0 FXT_OUTPUT=t.fxt traced timeout 10 \
+			bash -c "echo x | $PROGS/s-exec second; true" ;;
+		esac
+		echo "$chain: $(ls)"
+		[ "$(ls)" = t.fxt ]
+		calls_are t.fxt "1 main,5 new_work,"
+	done
+}
+
+@test "a wrapper inside the tree that starts its program with posix_spawn leaves no file" {
+	# python3 (uninstrumented) under timeout: its program joins the tree by itself and marks
+	# python3 a wrapper (preload/outname.c), since no fork wrapper of ours saw it start
+	FXT_OUTPUT=t.fxt traced timeout 10 /usr/bin/python3 -c 'import os, sys
+os.waitpid(os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ), 0)' "$PROGS/s-exec" second
+	echo "$(ls)"
+	[ "$(ls)" = t.fxt ]
+	calls_are t.fxt "1 main,5 new_work,"
+}
+
+@test "a relative FXT_OUTPUT is the first process's: a program that changes directory writes beside it" {
+	# (was: the program resolved t.fxt in sub/, wrote sub/t.fxt.<pid>, never joined the tree,
+	# and the wrapper's t.fxt.part waited for it forever)
+	mkdir sub
+	FXT_OUTPUT=t.fxt traced sh -c "cd sub && $PROGS/s-exec second; true"
+	echo "$(ls -R)"
+	[ "$(ls | tr '\n' ' ')" = "sub t.fxt " ]
+	[ -z "$(ls sub)" ]
+	calls_are t.fxt "1 main,5 new_work,"
+}
+
+# files_are NAME...: the working directory holds exactly these files (any order).
+files_are() {
+	[ "$(ls | sort | tr '\n' ' ')" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ')" ]
+}
+
+# report_calls FILE: "N name," for each function of a recovered archive, from fxt report
+# (fxt-calls refuses an archive that reports dropped records, as a killed run's does).
+report_calls() {
+	"$FXT" check -q "$1" >&2
+	"$FXT" report "$1" |
+		awk '/^== functions/ { f = 1; next } /^==/ { f = 0 }
+		     f && $1 ~ /^[0-9]+$/ && $NF !~ /^\[/ { printf "%s %s,", $1, $NF }'	# not [blocked]...
+}
+
+# killed_under_timeout: runs time -> timeout -s KILL 60 -> s-wait (FXT_OUTPUT=t.fxt) and, once
+# s-wait printed its pid (to ./pid), fires timeout's timer (SIGALRM), which kills its process
+# group (timeout and s-wait) while s-wait waits; time ends normally. Sets p (s-wait), t
+# (timeout), r (time: the root).
+killed_under_timeout() {
+	FXT_OUTPUT=t.fxt traced /usr/bin/time -o /dev/null timeout -s KILL 60 "$PROGS/s-wait" go \
+		>pid 3>&- &
+	local job=$!
+	filled pid
+	p=$(cat pid)
+	t=$(ps -o ppid= -p "$p" | tr -d ' ')
+	r=$(ps -o ppid= -p "$t" | tr -d ' ')
+	kill -ALRM "$t"
+	wait "$job" || true
+	files_are pid t.fxt.part "t.fxt.$t.part" "t.fxt.$p.part"
+}
+
+@test "SIGKILL under timeout: fxt recover on the placeholder makes the program's archive FXT_OUTPUT" {
+	# (was: "not the file of a standalone fxtauto run"; the program's archive stayed aside)
+	killed_under_timeout
+	run "$FXT" recover t.fxt.part
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == "fxt recover: t.fxt.$p.part: "*" chunks, "*" MB; written to t.fxt" ]]
+	[ "${lines[1]}" = "fxt recover: t.fxt.$t.part: the archive of process $t, a wrapper that recorded no calls or events: removed" ]
+	[ "${lines[2]}" = "fxt recover: t.fxt.part: the archive of process $r, a wrapper that recorded no calls or events: removed" ]
+	files_are pid t.fxt
+	[ "$(report_calls t.fxt)" = "2 step," ]	# main was open at the kill
+}
+
+@test "SIGKILL under timeout: fxt recover on the program's own .part as before, then on the placeholder" {
+	killed_under_timeout
+	run "$FXT" recover "t.fxt.$p.part"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "fxt recover: t.fxt.$p.part: "*" chunks, "*" MB; written to t.fxt.$p" ]]
+	files_are pid t.fxt.part "t.fxt.$t.part" "t.fxt.$p"
+	[ "$(report_calls "t.fxt.$p")" = "2 step," ]
+	run "$FXT" recover t.fxt.part
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "fxt recover: t.fxt.$p: finished already; written to t.fxt" ]
+	[ "${#lines[@]}" -eq 3 ]
+	files_are pid t.fxt
+	[ "$(report_calls t.fxt)" = "2 step," ]
+}
+
+@test "the wrapper SIGKILLed, its program still running: fxt recover waits for it, then renames" {
+	# (not through traced: $! must be sh itself)
+	FXT_OUTPUT=t.fxt LD_PRELOAD="$FXTAUTO" sh -c "$PROGS/s-wait go > pid; true" 3>&- &
+	sh=$!
+	filled pid
+	kill -KILL "$sh"
+	wait "$sh" || true
+	p=$(cat pid)
+	run "$FXT" recover t.fxt.part
+	[ "$status" -eq 2 ]
+	[ "$output" = "fxt recover: t.fxt.$p.part: still being written by a live process ($p): recover t.fxt.part once it ends" ]
+	files_are pid t.fxt.part "t.fxt.$p.part"
+	touch go
+	gone "$p"
+	run "$FXT" recover t.fxt.part
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "fxt recover: t.fxt.$p: finished already; written to t.fxt
+fxt recover: t.fxt.part: the archive of process $sh, a wrapper that recorded no calls or events: removed" ]
+	files_are go pid t.fxt
+	calls_are t.fxt "1 main,4 step,"
+}
+
+@test "a program that drops the tracer leaves the tree waiting: fxt recover on the placeholder ends it" {
+	# `env -u LD_PRELOAD true` runs untraced: counted when sh forked it, it never ends in the
+	# tree, so the placeholder waits for it and the program keeps FXT_OUTPUT.<pid>
+	FXT_OUTPUT=t.fxt traced sh -c "env -u LD_PRELOAD true; $PROGS/s-exec second > /dev/null; true"
+	echo "$(ls)"
+	[ "$(ls | wc -l)" -eq 2 ]
+	p=$(ls | grep -Ex 't\.fxt\.[0-9]+' | cut -d. -f3)
+	files_are t.fxt.part "t.fxt.$p"
+	run "$FXT" recover t.fxt.part
+	[ "$status" -eq 0 ]
+	files_are t.fxt
+	calls_are t.fxt "1 main,5 new_work,"
+}
+
+@test "SIGKILL before the string area was written (no chunk taken): fxt recover makes it valid" {
+	# (was: "not the file of a standalone fxtauto run": the file is shorter than its string
+	# area, which grows as it is used). cat opens the fifo in main, after the constructor;
+	# FXT_SCHED=0: no chunk of context switches either.
+	mkfifo f
+	FXT_SCHED=0 FXT_OUTPUT=c.fxt LD_PRELOAD="$FXTAUTO" cat f 3>&- &
+	pid=$!
+	exec 4>f
+	kill -KILL "$pid"
+	wait "$pid" || true
+	exec 4>&-
+	[ "$(stat -c %s c.fxt.part)" -lt 1000000 ]
+	run "$FXT" recover c.fxt.part
+	[ "$status" -eq 0 ]
+	[[ "$output" == "fxt recover: c.fxt.part: 0 chunks, "*"; written to c.fxt" ]]
+	files_are c.fxt f
+	"$FXT" check -q c.fxt
+	"$FXT" dump c.fxt | grep -q 'kernel_object obj_type=1 .* name="cat"'
+}
+
+# scribble size|type FILE OFFSET...: the record headers at those (hex) offsets of FILE get a
+# size of 2 words (a complete event loses its end timestamp) or the reserved record type 12
+scribble() {
+	python3 - "$@" <<'PY'
+import struct, sys
+mode, path, offs = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(path, "r+b") as f:
+    for off in offs:
+        f.seek(int(off, 16))
+        w = struct.unpack("<Q", f.read(8))[0]
+        w = (w & ~0xF) | 12 if mode == "type" else (w & ~(0xFFF << 4)) | (2 << 4)
+        f.seek(int(off, 16))
+        f.write(struct.pack("<Q", w))
+PY
+}
+
+@test "fxt recover checks what it writes: records fxt check rejects are padded out, and said" {
+	# (was: "written" for archives fxt check rejects)
+	FXT_SCHED=0 FXT_OUTPUT=r.fxt LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep" >/dev/null
+	mapfile -t at < <("$FXT" dump r.fxt | awk '/ complete .*name="recurse"/ { print $1 }')
+	cp r.fxt s.fxt
+	# sizes cut short: the rest of that chunk cannot be trusted, it goes
+	scribble size r.fxt "${at[1000]}" "${at[1001]}"
+	run "$FXT" check -q r.fxt
+	[ "$status" -eq 1 ]
+	run "$FXT" recover r.fxt -o rr.fxt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "fxt recover: r.fxt: offset $((16#${at[1000]})) (0x"*"): complete event without its end timestamp: "*" bytes in 1 place replaced by padding" ]]
+	"$FXT" check -q rr.fxt
+	# a reserved record type: that record goes, the chunk's end too
+	scribble type s.fxt "${at[1000]}"
+	run "$FXT" recover s.fxt -o ss.fxt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *": record type 12 is reserved: "*" bytes in 1 place replaced by padding" ]]
+	"$FXT" check -q ss.fxt
+}
+
+@test "a stray FXT_SESSION (not fxtrun's session): one line, untraced, no buffer file left there" {
+	# (was: no trace, no message, and a 64 MB PID.0.buf in the directory)
+	mkdir -m 1777 shared
+	mkdir -m 700 mine
+	run --separate-stderr env FXT_SESSION="$PWD/shared" LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "fxtauto: FXT_SESSION=$PWD/shared: not an fxtrun session (a session directory is ours, mode 0700); tracing off" ]
+	run --separate-stderr env FXT_SESSION="$PWD/mine" LD_PRELOAD="$FXTAUTO" "$PROGS/s-deep"
+	[ "$stderr" = "fxtauto: FXT_SESSION=$PWD/mine: not an fxtrun session (no manager socket: set by fxtrun only); tracing off" ]
+	[ -z "$(ls -A shared)$(ls -A mine)" ]
 }

@@ -80,7 +80,7 @@ calls() {
 	[ "$(say 1 call 100)" = "called 100" ]
 	"$FXT" start --pid "$p"
 	[ "$(say 1 on)" = on ]
-	[ "$(state "$p")" = tracing ]
+	[ "$(state "$p")" = recording ]
 	[ "$(say 1 call 1000)" = "called 1000" ]
 	"$FXT" stop -o t.fxt
 	[ "$(say 1 off)" = off ]
@@ -141,18 +141,23 @@ calls() {
 	[ "$(calls work t.fxt)" -eq 1050 ]
 }
 
-@test "a second trace is refused while one runs; --name chooses" {
+@test "a start matching no program is refused, nothing left running; a second trace is refused; --name chooses" {
 	spawn 1
 	p=$(cat pid.1)
 	wait_state "$p" idle
-	"$FXT" start --name nobody-here
-	[ "$(state "$p")" = idle ]
+	run "$FXT" start --name nobody-here
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt start: no registered program matches (--name nobody-here): no trace started (fxt list shows them)" ]
+	run "$FXT" start --pid 999999 -o x.fxt
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e x.fxt ] && [ ! -e x.fxt.part ]
+	! "$FXT" list | grep -q "^trace"
+	"$FXT" start --name g-reg
+	[ "$(state "$p")" = recording ]	# the start is a barrier: no waiting
 	run "$FXT" start
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"running"* || "$output" == *"busy"* ]]
-	"$FXT" stop -o none.fxt
-	"$FXT" start --name g-reg
-	[ "$(say 1 on)" = on ]
+	[[ "$output" == *"running"* ]]
 	"$FXT" stop -o t.fxt
 	"$FXT" check t.fxt
 }
@@ -167,12 +172,15 @@ calls() {
 	[ "$(say 1 tsnap)" = "t_snap" ]	# the last call before the snapshot
 	"$FXT" snapshot -o s.fxt
 	"$FXT" check s.fxt
+	# a live process, not a killed one: the archive says what the cut is
+	! "$FXT" dump s.fxt | grep -q "was killed"
+	"$FXT" dump s.fxt | grep -q "cut by a snapshot of the running process"
 	n=$(calls work s.fxt)
 	[ "$n" -gt 1000 ] && [ "$n" -lt 300000 ]	# wrapped: the oldest are gone
 	[ "$(calls t_snap s.fxt)" -eq 1 ]
 	# the last work call of the snapshot ends before t_snap starts
 	"$FXT" dump s.fxt | grep -E ' name="(work|t_snap)" end_ts=' | tail -1 | grep -q t_snap
-	[ "$(state "$p")" = tracing ]
+	[ "$(state "$p")" = recording ]
 	[ "$(say 1 call 10)" = "called 10" ]
 	"$FXT" stop -o t.fxt
 	"$FXT" check t.fxt
@@ -188,7 +196,7 @@ calls() {
 	wait_state "$p" armed
 	[ "$(say 1 call 100)" = "called 100" ]
 	[ "$(say 1 tstart)" = t_start ]
-	[ "$(state "$p")" = tracing ]
+	[ "$(state "$p")" = recording ]
 	[ "$(say 1 call 300)" = "called 300" ]
 	[ "$(say 1 tstop)" = t_stop ]
 	[ "$(say 1 call 100)" = "called 100" ]
@@ -220,7 +228,7 @@ calls() {
 	wait_state "$p" idle
 	timeout 60 "$FXT" record --mode circular --trigger snapshot@t_snap -o t.fxt 2>rec.err &
 	rec=$!
-	wait_state "$p" tracing
+	wait_state "$p" recording
 	[ "$(say 1 call 400)" = "called 400" ]
 	[ "$(say 1 tsnap)" = t_snap ]
 	[ "$(say 1 call 50)" = "called 50" ]
@@ -281,4 +289,74 @@ calls() {
 	[[ "$output" == *"--start-stopped: -o"* ]]
 	run "$FXTRUN" --start-stopped --mode circular true
 	[ "$status" -eq 2 ]
+}
+
+@test "the start is a barrier: calls made right after fxt start returns are all recorded" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	for i in 1 2 3; do
+		"$FXT" start --pid "$p" 2>start.err
+		grep -E "^fxt start: trace $i started: 1 provider recording \(in [0-9]+ ms\)$" start.err
+		[ "$(state "$p")" = recording ]
+		[ "$(say 1 call 100)" = "called 100" ]	# no waiting for the tracer
+		"$FXT" stop -o "t$i.fxt"
+		[ "$(calls work "t$i.fxt")" -eq 100 ]
+		wait_state "$p" idle
+	done
+}
+
+@test "a forked child of a traced program is listed recording, in the trace, and stopped with it" {
+	spawn 1
+	p=$(cat pid.1)
+	wait_state "$p" idle
+	"$FXT" start --pid "$p"
+	echo "fork 25" >&"${W[1]}"	# answered once the child exits
+	c=
+	for _ in $(seq 200); do
+		c=$(pgrep -P "$p" -x g-reg) && [ -n "$(state "$c")" ] && break
+		sleep 0.05
+	done
+	[ "$(state "$c")" = recording ]
+	echo done >&"${W[1]}"
+	read -r -t 10 answer <&"${R[1]}"
+	[ "$answer" = "forked 7" ]
+	"$FXT" stop -o t.fxt
+	"$FXT" check t.fxt
+	[ "$(calls child_work t.fxt "$c")" -eq 25 ]
+}
+
+@test "a multi-threaded server in each mode: exactly the commands of the started/stopped window; what each message says is so" {
+	FXT_REGISTER=1 LD_PRELOAD=$LIB "$SRV" serve srv.sock 2>srv.err 3>&- &
+	s=$!
+	for _ in $(seq 200); do [ -S srv.sock ] && [ "$(state "$s")" = idle ] && break; sleep 0.05; done
+	[ "$(state "$s")" = idle ]
+	"$SRV" drive srv.sock 4 250 >/dev/null	# before the window: in no archive
+	for mode in oneshot circular streaming; do
+		"$FXT" start --mode "$mode" --pid "$s" -o "$mode.fxt" 2>start.err
+		grep -E "^fxt start: trace [0-9]+ started: 1 provider recording \(in [0-9]+ ms\); the archive: $mode.fxt once the trace ends \($mode.fxt.part meanwhile\)$" start.err
+		[ -e "$mode.fxt.part" ]
+		"$SRV" drive srv.sock 4 2500 >/dev/null
+		run "$FXT" stop
+		echo "$output"
+		[ "$status" -eq 0 ]
+		echo "$output" | grep -F "trace written to $PWD/$mode.fxt;"
+		echo "$output" | grep -E "^fxt stop: recorded [0-9.]+ s: 1 process, 5 threads, [0-9]+ events, [0-9.]+ MB, no records dropped(, [0-9.]+ MB saved while running)?\.$"
+		[ ! -e "$mode.fxt.part" ]
+		"$FXT" check "$mode.fxt"
+		[ "$(calls command "$mode.fxt")" -eq 10000 ]
+		said=$(echo "$output" | sed -n 's/.* threads, \([0-9]*\) events,.*/\1/p')
+		[ "$said" -eq "$("$FXT" stats "$mode.fxt" | awk '$1 == "event" && $2 ~ /^[0-9]+$/ { print $2 }')" ]
+		"$SRV" drive srv.sock 2 100 >/dev/null	# after the window: in no archive
+		wait_state "$s" idle
+	done
+	# a circular buffer too small for the window: kept the latest, and said so
+	"$FXT" start --mode circular --buffer-size 1M --pid "$s" 2>/dev/null
+	"$SRV" drive srv.sock 4 25000 >/dev/null
+	run "$FXT" stop -o wrapped.fxt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -F "oldest records overwritten in 1 circular buffer"
+	n=$(calls command wrapped.fxt)
+	[ "$n" -gt 0 ] && [ "$n" -lt 100000 ]
 }

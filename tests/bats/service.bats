@@ -99,7 +99,7 @@ events() {
 	fake beta 4
 	timeout 30 "$FXT" record --duration 60s --pid "${FAKES[1]}" -o "$W/a.fxt" 2>"$W/err" &
 	rec=$!
-	wait_for beta tracing
+	wait_for beta recording
 	run timeout 10 "$FXT" record --duration 1ms -o "$W/b.fxt"
 	[ "$status" -eq 1 ]
 	echo "$output" | grep "a trace is running already"
@@ -117,7 +117,7 @@ events() {
 	run timeout 10 "$FXT" start --mode oneshot -o "$W/a.fxt"
 	[ "$status" -eq 0 ]
 	fake late 5
-	wait_for late tracing
+	wait_for late recording
 	run timeout 30 "$FXT" stop
 	[ "$status" -eq 0 ]
 	echo "$output" | grep "2 processes"
@@ -129,13 +129,13 @@ events() {
 @test "snapshot: what the circular buffers hold, and the trace goes on" {
 	fake alpha 6
 	timeout 10 "$FXT" start
-	wait_for alpha tracing
+	wait_for alpha recording
 	run timeout 30 "$FXT" snapshot -o "$W/s.fxt"
 	[ "$status" -eq 0 ]
 	"$FXT" check "$W/s.fxt"
 	[ "$(events "$W/s.fxt")" -eq 6 ]
 	"$FXT" list | grep -E "^trace [0-9]+ running"
-	"$FXT" list | grep -E "alpha +tracing"
+	"$FXT" list | grep -E "alpha +recording"
 	run timeout 30 "$FXT" stop -o "$W/a.fxt"	# a trace started without a file
 	[ "$status" -eq 0 ]
 	"$FXT" check "$W/a.fxt"
@@ -171,7 +171,7 @@ events() {
 	fake alpha 3
 	timeout 30 "$FXT" record --duration 60s -o "$W/a.fxt" 2>"$W/err" &
 	rec=$!
-	wait_for alpha tracing
+	wait_for alpha recording
 	kill -9 "$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid")"
 	rc=0
 	wait $rec || rc=$?
@@ -183,17 +183,104 @@ events() {
 	[ "$status" -eq 0 ]
 }
 
-@test "SIGTERM: the running trace is stopped and its archive finished, then the manager exits" {
-	fake alpha 5
-	timeout 10 "$FXT" start -o "$W/a.fxt"
-	wait_for alpha tracing
+# the manager of this test gets SIGTERM and is waited for (bounded)
+term_manager() {
+	local pid
 	pid=$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid")
 	kill -TERM "$pid"
 	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	! kill -0 "$pid" 2>/dev/null
 	[ ! -e "$FXT_RUNTIME_DIR/control.sock" ]
-	"$FXT" check "$W/a.fxt.part"	# finished; nobody was there to rename it
-	[ "$(events "$W/a.fxt.part")" -eq 5 ]
+}
+
+@test "SIGTERM: the running trace is finished and its archive renamed into place, then the manager exits" {
+	fake alpha 5
+	timeout 10 "$FXT" start -o "$W/a.fxt"
+	term_manager
+	[ ! -e "$W/a.fxt.part" ]
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 5 ]
+	grep -F "ended (archive written to $W/a.fxt)" "$FXT_RUNTIME_DIR/manager.log"
+}
+
+@test "SIGTERM of a trace nobody gave a file: the archive is kept in the runtime directory and fxt stop says where" {
+	fake alpha 7
+	timeout 10 "$FXT" start
+	term_manager
+	"$FXT" check "$FXT_RUNTIME_DIR/trace-1.fxt"
+	[ "$(events "$FXT_RUNTIME_DIR/trace-1.fxt")" -eq 7 ]
+	run "$FXT" stop
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "fxt stop: no trace running (no manager)" ]
+	[ "${lines[1]}" = "fxt stop: a manager stopped during a trace left its archive in $FXT_RUNTIME_DIR/trace-1.fxt" ]
+}
+
+@test "the start is a barrier: fxt start returns with every chosen provider recording, and says how long it took" {
+	fake alpha 3
+	fake beta 4
+	run timeout 10 "$FXT" start
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^"fxt start: trace 1 started: 2 providers recording (in "[0-9]+" ms)"$ ]]
+	[ "$("$FXT" list | grep -cE " (alpha|beta) +recording ")" -eq 2 ]
+	sleep 0.2	# a lower bound on the recording's length, whatever the machine's load
+	run timeout 30 "$FXT" stop -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	echo "$output" | awk '/recorded/ { sub(/.*recorded /, ""); exit !($1 >= 0.2) }'
+}
+
+@test "a provider that never records: the start names it, and with nobody recording no trace is left" {
+	fake alpha 3 --silent 1
+	run timeout 30 "$FXT" start -o "$W/a.fxt"
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt start: none of the 1 chosen program could start recording: ${FAKES[0]} (alpha) (see its stderr): no trace started" ]
+	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
+	! "$FXT" list | grep "^trace"
+	fake beta 4
+	run timeout 30 "$FXT" start
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"started: 1 of 2 providers recording after "*" s; not yet: ${FAKES[0]} (alpha)" ]]
+}
+
+@test "an fxt record's trace: another client's stop is refused (its file untouched), --force stops it; every message names the file that holds the data" {
+	fake alpha 6
+	timeout 30 "$FXT" record --duration 60s -o "$W/a.fxt" 2>"$W/err" &
+	rec=$!
+	wait_for alpha recording
+	run timeout 10 "$FXT" stop -o "$W/b.fxt"
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ ^"fxt stop: trace 1 belongs to the fxt record of pid "[0-9]+", which stops it and writes its archive (fxt stop --force ends it now)"$ ]]
+	[ ! -e "$W/b.fxt" ] && [ ! -e "$W/b.fxt.part" ]
+	"$FXT" list | grep -E "alpha +recording"
+	run timeout 30 "$FXT" stop --force -o "$W/b.fxt"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -x "fxt stop: -o $W/b.fxt not used: the trace had its archive file from its start"
+	echo "$output" | grep -x "fxt stop: the archive is in the file given when the trace started."
+	! echo "$output" | grep "written to"
+	[ ! -e "$W/b.fxt" ] && [ ! -e "$W/b.fxt.part" ]
+	wait $rec
+	grep -x "fxt record: trace written to $W/a.fxt; open it in ui.perfetto.dev (or: fxt report $W/a.fxt)." "$W/err"
+	[ "$(events "$W/a.fxt")" -eq 6 ]
+}
+
+@test "a snapshot trigger of fxt start -o: the archive is renamed into place when it fires" {
+	fake alpha 10 --trigger-after 4
+	run timeout 10 "$FXT" start --trigger snapshot@fatal -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	for _ in $(seq 200); do [ -e "$W/a.fxt" ] && break; sleep 0.05; done
+	[ ! -e "$W/a.fxt.part" ]
+	"$FXT" check "$W/a.fxt"
+	[ "$(events "$W/a.fxt")" -eq 4 ]
+	! "$FXT" list | grep "^trace"
+}
+
+@test "a stopped manager: a client says so instead of waiting forever" {
+	"$FXT" list >/dev/null
+	pid=$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid")
+	kill -STOP "$pid"
+	run timeout 60 "$FXT" list
+	kill -CONT "$pid"
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt list: the manager (pid $pid) did not answer in 5 s: it is stopped (SIGSTOP? kill -CONT it, or kill it and restart)" ]
 }
 
 @test "one manager per user: a second one says so and exits 1" {
@@ -273,4 +360,64 @@ events() {
 	run "$FXT" record -o "$W/a.fxt"
 	[ "$status" -eq 2 ]
 	echo "$output" | grep "no program to trace"
+	run "$FXT" record --help	# both forms
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q "^usage: fxtrun \[options\] \[--\] PROGRAM"
+	for o in --duration --pid --name --trigger; do echo "$output" | grep -qE "^  $o "; done
+}
+
+# hold N: N connections to control.sock held open by a background python until hold.stop
+# appears (it says "held" once they are all made, or the error that stopped it).
+hold() {
+	python3 -c 'import os, socket, sys, time
+socks = []
+try:
+	for _ in range(int(sys.argv[1])):
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+		s.connect(os.environ["FXT_RUNTIME_DIR"] + "/control.sock")
+		socks.append(s)
+	print("held", flush=True)
+except OSError as e:
+	print(e, flush=True)
+while not os.path.exists(sys.argv[2]):
+	time.sleep(0.05)' "$1" "$W/hold.stop" >"$W/hold.out" 3>&- &
+	HOLDER=$!
+	for _ in $(seq 200); do [ -s "$W/hold.out" ] && break; sleep 0.05; done
+	[ "$(cat "$W/hold.out")" = held ]
+}
+
+@test "a cap on client connections: the one over it is refused with a clear line; the manager answers again once they go" {
+	"$FXT" list >/dev/null
+	hold 64
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt list: the manager has 64 client connections open, the most it takes: refused" ]
+	touch "$W/hold.stop"
+	wait "$HOLDER"
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 0 ]
+	grep -q "client connection refused: 64 open already" "$FXT_RUNTIME_DIR/manager.log"
+}
+
+@test "out of descriptors: connections are shed with a clear line (no spinning accept loop), and the manager answers again" {
+	(ulimit -n 40 && "$FXT" manager)
+	hold 50
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 1 ]
+	[ "$output" = "fxt list: the manager is out of descriptors (too many connections): refused" ]
+	touch "$W/hold.stop"
+	wait "$HOLDER"
+	run timeout 30 "$FXT" list
+	[ "$status" -eq 0 ]
+	grep -q "client connection shed: out of descriptors" "$FXT_RUNTIME_DIR/manager.log"
+}
+
+@test "a manager started under ulimit -f: an archive past it fails, the manager lives on" {
+	(ulimit -f 100; "$FXT" list >/dev/null)	# the manager inherits the 100 KB limit
+	fake alpha 200000
+	run timeout 30 "$FXT" record --duration 100ms -o "$W/a.fxt"
+	[ "$status" -eq 1 ]	# before: the manager died of SIGXFSZ
+	[[ "$output" == *"archive not written: File too large"* ]]
+	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
+	"$FXT" list | grep -E "alpha +idle"
 }

@@ -1,13 +1,15 @@
 /* r-scribble: a traced program that writes over its own trace buffer, as a wild pointer would.
- * Usage: r-scribble MODE (records | header | tail): forks a healthy child that calls
+ * Usage: r-scribble MODE (records | header | counters | tail): forks a healthy child that calls
  * child_call() 1000 times and exits 0, calls parent_call() 100 times, waits for the child,
  * then finds its own buffer in /proc/self/maps (a file in $FXT_SESSION named <pid>.<n>.buf)
  * and scribbles: `records` fills its chunk area from its 64th word with 0xdeadbeef words,
- * `header` sets nchunks, chunk sizes and the durable size to huge values, `tail` writes one
+ * `header` sets nchunks, chunk sizes and the durable size to huge values, `counters` sets its
+ * dropped-records counter to a huge value (layout intact), `tail` writes one
  * record header claiming more words than the chunk holds. Then it exits 3 at once (exit_group:
  * its own tracer, which trusts its buffer, does not run again). Without fxtrun: exits 3. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "writer/buffer.h"
 
 void child_call(void);
 void parent_call(void);
@@ -79,6 +83,8 @@ int main(int argc, char **argv)
 			b[4] = ~0ULL >> 8;
 			b[6] = 0xffffffff00000000ULL | 8;
 			b[2] = ~0ULL;
+		} else if (!strcmp(mode, "counters")) {
+			b[offsetof(struct fxt_buf_hdr, dropped) / 8] = 0x7aa1f00dbadc0ffeULL;
 		} else if (!strcmp(mode, "tail")) {
 			/* after its first record (the thread record), a string record of 4095 words */
 			if (chunks_off + chunk_size <= len)

@@ -1,6 +1,7 @@
-/* fxtrun test program: main creates eight threads and calls exit() at once, so some threads
- * have not started when the exit flush runs. Every pthread_create flow must still be whole
- * (the flush ends those whose thread never started). Prints "spawned 8". */
+/* fxtrun test program: main creates N threads (argument, default 8) and calls exit() at once,
+ * so some threads have not started, or are still setting up, when the exit flush runs. Every
+ * pthread_create flow must still be whole (the flush ends those whose thread never started) and
+ * nothing main wrote may be lost. Prints "spawned N". */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,12 +22,13 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int n = argc > 1 ? atoi(argv[1]) : 8;
 	pthread_t t;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < n; i++)
 		pthread_create(&t, NULL, run, NULL);
-	printf("spawned 8\n");
+	printf("spawned %d\n", n);
 	fflush(stdout);
 	exit(0);
 }

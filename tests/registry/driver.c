@@ -105,6 +105,8 @@ static void on_message(struct prov *p)
 	case FXT_MSG_STOPPED:
 		p->stopped = 1;
 		break;
+	case FXT_MSG_RECORDING:	/* the start's barrier: the service's business */
+		break;
 	case FXT_MSG_TRIGGERED:
 		if (n != sizeof(m.t) || ntriggered == 64)
 			die("bad TRIGGERED");
@@ -189,10 +191,17 @@ static struct prov *newest(void)
 	return NULL;
 }
 
+/* A provider that ended (a fork child done) may not have been seen to go yet: its
+ * connection is then closed here as it would be on the next poll, not a failure. */
 static void send_to(struct prov *p, const void *m, size_t n)
 {
-	if (send(p->fd, m, n, MSG_NOSIGNAL) != (ssize_t)n)
+	if (send(p->fd, m, n, MSG_NOSIGNAL) == (ssize_t)n)
+		return;
+	if (errno != EPIPE && errno != ECONNRESET)
 		die("send");
+	close(p->fd);
+	p->fd = -1;
+	ngone++;
 }
 
 /* A START for the session from the script's arguments (tokens after "start"). */

@@ -2,11 +2,12 @@
  * answers START exactly as preload/provider.c does under fxtrun, with the writer library: a
  * buffer file "<pid>.<n>.buf" in the session directory (fxt_buf_init, the mode's policy), a
  * process and a thread record in its durable area, N complete events "fake"/"call" in chunks,
- * then STARTED on the session's manager.sock. On STOP: stop tick, ticks per second, state
+ * then STARTED on the session's manager.sock and RECORDING on the registry socket. On STOP: stop tick, ticks per second, state
  * STOPPED, the session connection closed, STOPPED sent. With --trigger-after K it writes K
  * events, sends a snapshot TRIGGERED stamped after them, then N - K events stamped later.
  * Its clock is CLOCK_MONOTONIC in ns (1e9 ticks per second). Exits 0 when the manager goes.
- * usage: fake-provider [--name NAME] [--events N] [--trigger-after K] */
+ * With --silent 1 it never answers START (a provider that cannot start recording).
+ * usage: fake-provider [--name NAME] [--events N] [--trigger-after K] [--silent 1] */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,7 @@
 static struct {
 	const char *name;
 	unsigned events, trigger_after;
+	int silent;		/* START is left unanswered (a provider that never records) */
 	int reg, sess;		/* registry and session connections */
 	uint64_t session;
 	uint32_t n;		/* buffer files made */
@@ -149,7 +151,11 @@ static int start(const struct fxt_msg_start *m)
 	trace_provider_packet_t pk = { .request = TRACE_PROVIDER_STARTED,
 				       .data32 = TRACE_PROVIDER_FIFO_PROTOCOL_VERSION,
 				       .data64 = (uint64_t)(f.n - 1) << 32 | (uint32_t)pid };
-	return send(f.sess, &pk, sizeof(pk), MSG_NOSIGNAL) == sizeof(pk) ? 0 : -1;
+	if (send(f.sess, &pk, sizeof(pk), MSG_NOSIGNAL) != sizeof(pk))
+		return -1;
+	struct fxt_msg_session r = { .h = fxt_msg_hdr(FXT_MSG_RECORDING, sizeof(r)),
+				     .session = f.session };
+	return fxt_msg_send(f.reg, &r, sizeof(r), -1);
 }
 
 static void stop(void)
@@ -179,6 +185,8 @@ int main(int argc, char **argv)
 			f.events = (unsigned)atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--trigger-after"))
 			f.trigger_after = (unsigned)atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--silent"))
+			f.silent = atoi(argv[i + 1]);
 	}
 	prctl(PR_SET_NAME, f.name);
 	char dir[4096];
@@ -188,7 +196,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct fxt_msg_hello h = { .h = fxt_msg_hdr(FXT_MSG_HELLO, sizeof(h)),
-				   .pid = (uint32_t)getpid() };
+				   .pid = (uint32_t)getpid(), .state = FXT_PROVIDER_IDLE };
 	snprintf(h.name, sizeof(h.name), "%s", f.name);
 	if (fxt_msg_send(f.reg, &h, sizeof(h), -1) < 0)
 		return 1;
@@ -203,6 +211,8 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			return 0;	/* the manager is gone */
 		int type = fxt_msg_vet(buf, (size_t)n, FXT_FROM_REGISTRY, NULL);
+		if (type == FXT_MSG_START && f.silent)
+			continue;
 		if (type == FXT_MSG_START && start((const void *)buf) < 0)
 			fprintf(stderr, "fake-provider: START failed: %s\n", strerror(errno));
 		else if (type == FXT_MSG_STOP)

@@ -32,6 +32,7 @@ static size_t valid(int registry)
 	struct fxt_msg_hello *h = (void *)pkt;
 	h->h = fxt_msg_hdr(FXT_MSG_HELLO, sizeof(*h));
 	h->pid = (uint32_t)getpid();
+	h->state = FXT_PROVIDER_IDLE;
 	strcpy(h->name, "poke");
 	return sizeof(*h);
 }

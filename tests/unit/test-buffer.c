@@ -175,6 +175,17 @@ static void test_outfile(void)
 	uint64_t kend = fxt_outfile_seal(&kb, kb.hdr->next_chunk, 0, 1, 0);
 	ok(kend == FXT_BUF_HDR_SIZE + 1024 + 3 * CHUNK, "recovery cuts the file after the last chunk taken");
 	read_back(killed, kend, 31, 0);
+
+	/* Killed with a string-area reservation never written (a hole) and drops counted: the
+	 * trailer recovery writes after the hole is kept whole, not read as hole words. */
+	memcpy(killed, mem, size);
+	ok(fxt_outfile_attach(&kb, &ko, killed, size) == 0, "the same file, killed again, attaches");
+	kb.hdr->open_overflow = 1;
+	ok(fxt_buf_durable_reserve(&kb, 5) != NULL, "a reservation the kill left unwritten");
+	fxt_buf_count_drops(&kb, 4);
+	fxt_buf_drop_reason(&kb, FXT_DROP_KILLED);
+	kend = fxt_outfile_seal(&kb, kb.hdr->next_chunk, 0, 1, 0);
+	read_back(killed, kend, 31, 4);
 	free(killed);
 
 	/* Exit: a stop time before w2's event, two drops counted; finish as the exit flush. */
@@ -187,8 +198,23 @@ static void test_outfile(void)
 	free(mem);
 }
 
+/* The words a summary gives for each drop reason, none "unknown" (a kernel ring's lost context
+ * switches were counted with no reason: "records dropped (unknown)"). */
+static void test_drop_words(void)
+{
+	char why[256];
+	for (uint32_t bit = FXT_DROP_FULL; bit <= FXT_DROP_CUT; bit <<= 1) {
+		fxt_drop_reasons_str(bit, why, sizeof(why));
+		ok(strcmp(why, "unknown") != 0, "drop reason bit %#x has words", bit);
+	}
+	fxt_drop_reasons_str(FXT_DROP_SWITCHES, why, sizeof(why));
+	ok(!strcmp(why, "context switches lost: the kernel's ring overflowed"),
+	   "lost context switches say so");
+}
+
 int main(void)
 {
+	test_drop_words();
 	test_layout();
 	test_durable_full();
 	test_outfile();

@@ -32,16 +32,26 @@ static size_t trace_with(uint32_t ntriggers)
 int main(void)
 {
 	struct fxt_msg_hello *h = (void *)buf;
-	*h = (struct fxt_msg_hello){ .h = fxt_msg_hdr(FXT_MSG_HELLO, sizeof(*h)), .pid = 7 };
+	*h = (struct fxt_msg_hello){ .h = fxt_msg_hdr(FXT_MSG_HELLO, sizeof(*h)), .pid = 7,
+				     .state = FXT_PROVIDER_IDLE };
 	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == FXT_MSG_HELLO, "a good HELLO is accepted");
 	ok(vet(sizeof(*h), FXT_FROM_CLIENT) == -EBADMSG, "HELLO is refused from a client");
 	ok(vet(sizeof(*h) - 8, FXT_FROM_PROVIDER) == -EBADMSG, "a packet shorter than its size");
-	h->h.version = 2;
+	h->h.version = FXT_REGISTRY_VERSION - 1;
 	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == -EBADMSG, "another version is refused");
 	h->h.version = FXT_REGISTRY_VERSION;
-	h->reserved = 1;
-	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == -EBADMSG, "a reserved field not zero");
-	h->reserved = 0;
+	h->session = 3;
+	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == -EBADMSG, "an idle HELLO naming a session");
+	h->state = FXT_PROVIDER_TRACING;
+	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == FXT_MSG_HELLO,
+	   "a fork child's HELLO: tracing in its parent's session");
+	h->session = 0;
+	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == -EBADMSG, "tracing in no session");
+	h->state = FXT_PROVIDER_STOPPING;
+	h->session = 3;
+	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == -EBADMSG, "a state a HELLO cannot say");
+	h->state = FXT_PROVIDER_IDLE;
+	h->session = 0;
 	memset(h->name, 'x', sizeof(h->name));
 	ok(vet(sizeof(*h), FXT_FROM_PROVIDER) == -EBADMSG, "a name without its NUL");
 	ok(vet(4, FXT_FROM_PROVIDER) == -EBADMSG, "4 bytes are no packet");

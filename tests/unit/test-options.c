@@ -112,6 +112,8 @@ int main(int argc, char **argv)
 	ok(good("FXT_LOG", "syslog").log_streams == FXT_LOG_SYSLOG, "FXT_LOG=syslog");
 	ok(good("FXT_LOG_EVENTS", "0").log_events == 0, "FXT_LOG_EVENTS=0");
 	ok(good("FXT_LOCK_LABELS", "1").lock_labels == 1, "FXT_LOCK_LABELS=1");
+	ok(good("FXT_REGISTER", "1").register_wait == 1 && good("FXT_REGISTER", "0").register_wait == 0,
+	   "FXT_REGISTER=1, 0");
 	ok(!strcmp(good("FXT_FILTER", "main,work*,ns::*").filter, "main,work*,ns::*"),
 	   "FXT_FILTER keeps its globs");
 	ok(!strcmp(good("FXT_EXCLUDE", "*").exclude, "*"), "FXT_EXCLUDE=*");

@@ -421,6 +421,9 @@ static void test_malformed(void)
 	run = read_words(a, sizeof(a), FXT_READER_STRICT);
 	ok(run->result == FXT_READ_END && run->rec[PROLOGUE_RECORDS].nargs == 0 && run->stats.unknown_skipped == 1,
 	   "an argument of unknown type 12 is skipped by its size and counted");
+	run = read_words(a, sizeof(a), FXT_READER_STRICT | FXT_READER_RESERVED);
+	ok(run->result == FXT_READ_CORRUPT && strstr(run->err.msg, "argument type 12 is reserved"),
+	   "FXT_READER_RESERVED: an argument of type 12 is an error (%s)", run->err.msg);
 	a[12] = F(0, 6) | F(4, 2) | F(16, 1) | F(32, 0x8000 | 100);
 	a[11] = F(0, 4) | F(4, 3) | F(16, 0) | F(20, 1) | F(24, 1) | F(48, 1);
 	run = read_words(a, sizeof(a) - 8, 0);
@@ -441,6 +444,10 @@ static void test_malformed(void)
 		   strstr(run->err.msg, "undefined event type 13"),
 	   "strict: record type 12 is skipped (the spec extends the format with new record types), "
 	   "event type 13 is an error (%s)", run->err.msg);
+	run = read_words(u, sizeof(u), FXT_READER_STRICT | FXT_READER_RESERVED);
+	ok(run->result == FXT_READ_CORRUPT && run->err.offset == 11 * 8 && run->stats.unknown_skipped == 0 &&
+		   strstr(run->err.msg, "record type 12 is reserved"),
+	   "FXT_READER_RESERVED: record type 12 is an error (%s)", run->err.msg);
 
 	/* Index 0 string and thread records are ignored. */
 	uint64_t z[] = { MAGIC, F(0, 2) | F(4, 2) | F(32, 1), 'x', F(0, 3) | F(4, 3), 1, 2 };

@@ -1,0 +1,70 @@
+/* User-named output paths: the one check, temporary and rename of every writer (outpath.h). */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/outpath.h"
+
+/* Why a node of mode m cannot be written as an archive, or NULL when it can. */
+static const char *refusal(mode_t m)
+{
+	if (S_ISREG(m) || S_ISLNK(m))
+		return NULL;
+	if (S_ISDIR(m))
+		return "is a directory";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "is a device";
+	if (S_ISFIFO(m))
+		return "is a FIFO";
+	if (S_ISSOCK(m))
+		return "is a socket";
+	return "is not a regular file";
+}
+
+int fxt_outpath_check(const char *path, const char **why)
+{
+	struct stat st;
+
+	if (!*path) {
+		*why = "is empty";
+		return -EINVAL;
+	}
+	if (lstat(path, &st) < 0)
+		return 0;	/* absent (a missing directory fails the open: said there) */
+	*why = refusal(st.st_mode);
+	return !*why ? 0 : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+}
+
+int fxt_outpath_open(const char *path, char *tmp, size_t size)
+{
+	int fd = -1;
+
+	if (snprintf(tmp, size, "%s.%d.tmp", path, (int)getpid()) < (int)size)
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	else
+		errno = ENAMETOOLONG;
+	if (fd < 0 && errno == EEXIST) {
+		snprintf(tmp, size, "%s.XXXXXX.tmp", path);
+		fd = mkostemps(tmp, 4, O_CLOEXEC);	/* mode 0600 */
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int fxt_outpath_commit(const char *tmp, const char *path, const char **why)
+{
+	int rc = fxt_outpath_check(path, why);
+
+	if (rc < 0)
+		return rc;
+	if (rename(tmp, path) < 0) {
+		*why = strerror(errno);
+		return -errno;
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* User-named output paths (fxtrun -o, FXT_OUTPUT, fxt json -o, the service clients' -o): one
+ * rule for every writer. A path may be written when it is absent or names a regular file (a
+ * symbolic link there is replaced, never followed). Devices, FIFOs, sockets and directories are
+ * refused before any work is done, and again right before the final rename: a rename replaces
+ * whatever node has the name (`fxtrun -o /dev/null` as root used to leave a regular file where
+ * the device was). Data goes to a fresh temporary beside the path, created with
+ * O_EXCL|O_NOFOLLOW (a name someone planted is never opened), renamed over the path once
+ * complete. No allocation; thread-safe. */
+/* SPDX-License-Identifier: MIT */
+#ifndef FXT_COMMON_OUTPATH_H
+#define FXT_COMMON_OUTPATH_H
+
+#include <stddef.h>
+
+/* 0 when path may be written (absent or a regular file or a link: a missing directory is left
+ * to the open to report); else -errno with *why set to a reason in a user's words ("is a
+ * device", "is a directory", "is a FIFO", ...). Fails: as said. */
+int fxt_outpath_check(const char *path, const char **why);
+
+/* Creates a temporary beside path: "<path>.<pid>.tmp" (mode 0644 less the umask), or
+ * "<path>.XXXXXX.tmp" (0600) when that name is taken; its name in tmp. Returns the descriptor
+ * (close-on-exec), or -errno (nothing created). */
+int fxt_outpath_open(const char *path, char *tmp, size_t size);
+
+/* Renames the complete temporary tmp to path after checking path once more. Returns 0, or
+ * -errno with *why set (tmp is left for the caller to remove or name). */
+int fxt_outpath_commit(const char *tmp, const char *path, const char **why);
+
+#endif

@@ -1,0 +1,5 @@
+# The manager's saver (launcher/saver.c) alone, over a buffer the test writes itself:
+# fxt_manager_core is the static library of the manager's code that registry.cmake builds.
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-saver unit/test-saver.c LIBS fxt_manager_core)
+endif()
