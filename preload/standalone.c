@@ -169,11 +169,18 @@ static int move_down(int fd, uint64_t from, uint64_t len, uint64_t end)
 /* The mapping from the last page of durable records on leaves the file (a private copy of that
  * page, zero pages after it): threads still running after the finish write there, never into
  * a file whose offsets are about to move. The pages before stay the file's (the strings a new
- * buffer copies after a failed exec). */
+ * buffer copies after a failed exec). Only up to the backed end: no chunk lies past it, and a
+ * private mapping of the whole window (1 TiB) made a crash's core dump walk it (45 s, a 1 TiB
+ * sparse core). Left out of core dumps, as the file's shared mapping is. */
 static void unmap_tail(struct fxt_buf *b, uint64_t data_end)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t lo = data_end & ~((uint64_t)page - 1), hi = lo + (uint64_t)page;
+	const struct fxt_buf_hdr *h = b->hdr;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
+	uint64_t top = ((backed > h->chunks_off ? backed : h->chunks_off) + page - 1) & ~(page - 1);
+	uint64_t lo = data_end & ~(page - 1), hi = lo + page;
+	if (top > window_size)
+		top = window_size;
 	if (data_end > lo) {
 		void *copy = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -186,9 +193,11 @@ static void unmap_tail(struct fxt_buf *b, uint64_t data_end)
 	} else {
 		hi = lo;
 	}
-	if (window_size > hi)
-		mmap(b->base + hi, window_size - hi, PROT_READ | PROT_WRITE,
+	if (top > hi)
+		mmap(b->base + hi, top - hi, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	if (top > lo)
+		madvise(b->base + lo, top - lo, MADV_DONTDUMP);
 }
 
 /* Sizes the finished file of `end` bytes to its content: the unused end of the string area
