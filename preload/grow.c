@@ -39,6 +39,9 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
+#ifndef SYS_close_range
+#define SYS_close_range 436 /* Linux 5.9 */
+#endif
 #define GROW_STEP (2u << 20)	/* bytes backed (and populated) per step, at most */
 #define MIN_STEP (64u << 10)	/* the first steps: a short process reserves little */
 
@@ -53,7 +56,8 @@ static uint64_t step_for(uint64_t used)
 
 static struct {
 	int fd;			/* the buffer file, -1: none (anonymous memory) */
-	ino_t ino;		/* its inode: the program may close our fd and reuse the number */
+	ino_t ino;		/* its inode and device: the program may close our fd and reuse */
+	dev_t dev;		/* the number */
 	int extends;		/* fallocate extends the file (standalone); else its size is set */
 	int err;		/* sticky: the file system refused once */
 	int lock;		/* 1 while one thread grows */
@@ -75,6 +79,7 @@ int fxtp_grow_attach(int fd, const char *path, int extends)
 	grow.fd = high;
 	fxtp_fd_keep(&grow.fd);	/* a daemon closing every descriptor keeps it */
 	grow.ino = st.st_ino;
+	grow.dev = st.st_dev;
 	grow.extends = extends;
 	grow.err = 0;
 	grow.lock = 0;
@@ -109,10 +114,10 @@ int fxtp_grow_fd(void)
 	return high;
 }
 
-/* Reserves [from, to) of the file. 0 or -errno. */
-static int reserve(uint64_t from, uint64_t to)
+/* Reserves [from, to) of the file through fd (fxtp_grow_fd(), or the grower's own). 0 or
+ * -errno. */
+static int reserve(int fd, uint64_t from, uint64_t to)
 {
-	int fd = fxtp_grow_fd();
 	if (fd < 0)
 		return -EBADF;
 	/* Past RLIMIT_FSIZE the kernel would send the program SIGXFSZ: refuse the step instead. */
@@ -136,14 +141,19 @@ static int reserve(uint64_t from, uint64_t to)
 }
 
 /* The grower thread's state. running: 1 from fxtp_grow_start() until the grower touches the
- * buffer no more (then it parks); pid: the process it runs in (a fork child has none). */
+ * buffer no more (then it parks); pid: the process that started one (a fork child has none and
+ * starts none); alive: its thread exists (joinable); broken: it could not have a descriptor
+ * table of its own, so none serves in this process. */
 static struct {
 	struct fxt_buf *b;
 	void (*behind)(struct fxt_buf *b);
 	int stop;		/* futex word: 1 asks the grower to leave b */
-	uint32_t gen;		/* futex word: bumped when a buffer is handed to it */
+	uint32_t gen;		/* futex word: bumped when a buffer is handed to it, or to end it */
 	int running;
+	int quit;		/* it ends at its next look (fxtp_grow_end) */
+	int alive, broken;
 	pid_t pid, tid;
+	pthread_t th;
 } ahead;
 
 /* 1 while this thread holds grow.lock: a signal handler running on it (which takes chunks of
@@ -159,10 +169,12 @@ static void publish(_Atomic uint64_t *backed_p, uint64_t to)
 		;
 }
 
-/* With grow.lock held: reserves [backed, to), populates it, publishes it. 0 or -errno. */
-static int extend(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t backed, uint64_t to)
+/* With grow.lock held: reserves [backed, to) through fd, populates it, publishes it. 0 or
+ * -errno. */
+static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t backed,
+		  uint64_t to)
 {
-	int rc = reserve(backed, to);
+	int rc = reserve(fd, backed, to);
 	if (rc < 0)
 		return rc;
 	/* best effort: the pages fault on first write otherwise */
@@ -208,9 +220,10 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 	if (to > limit)
 		to = limit;
 	if (!rc && to > backed && end + 2 * step > backed) {
-		rc = extend(b, backed_p, backed, to);
+		int fd = fxtp_grow_fd();
+		rc = extend(b, fd, backed_p, backed, to);
 		if (rc < 0 && end > backed && end < to)
-			rc = extend(b, backed_p, backed, end);	/* near a limit: it may still fit */
+			rc = extend(b, fd, backed_p, backed, end);	/* near a limit: it may fit */
 		if (rc < 0)
 			grow.err = rc;
 	}
@@ -237,7 +250,7 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
  * lock, so a taker that finds its chunk not backed yet waits for one step at most. Returns 1
  * when it should keep going, 0 when the file system refused (the takers then grow by
  * themselves, near a limit a step at a time, and meet the error). */
-static int grow_to(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t limit,
+static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t limit,
 		   uint64_t target)
 {
 	if (target > limit)
@@ -250,7 +263,7 @@ static int grow_to(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t limit
 		uint64_t to = target - backed > GROW_STEP ? backed + GROW_STEP : target;
 		int rc = grow.err;
 		if (!rc && backed < to)
-			rc = extend(b, backed_p, backed, to);
+			rc = extend(b, fd, backed_p, backed, to);
 		__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
 		if (rc < 0)
 			return 0;
@@ -260,8 +273,22 @@ static int grow_to(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t limit
 	return 1;
 }
 
-/* Keeps b backed ahead until asked to stop (or, with no `behind` work, once all of b is). */
-static void serve(struct fxt_buf *b)
+/* The buffer file opened anew in the grower's own descriptor table, or -1: not there any more
+ * (or another file took its name). */
+static int open_own(void)
+{
+	struct stat st;
+	int fd = open(grow.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != grow.ino || st.st_dev != grow.dev)) {
+		syscall(SYS_close, fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Keeps b backed ahead until asked to stop (or, with no `behind` work, once all of b is),
+ * through fd, its own descriptor of b's file. */
+static void serve(struct fxt_buf *b, int fd)
 {
 	struct fxt_buf_hdr *h = b->hdr;
 	uint64_t t_was = fxt_mono_ns(), n_was = 0, rate = 0;	/* rate: bytes per second */
@@ -277,11 +304,11 @@ static void serve(struct fxt_buf *b)
 		uint64_t more = (uint64_t)((unsigned __int128)rate * AHEAD_NS / 1000000000ULL);
 		more = more < AHEAD_MIN ? AHEAD_MIN : more > AHEAD_MAX ? AHEAD_MAX : more;
 		if (growing && n)
-			growing = grow_to(b, &h->backed, h->size,
+			growing = grow_to(b, fd, &h->backed, h->size,
 					  h->chunks_off + n * h->chunk_size + more);
 		uint64_t used = atomic_load_explicit(&h->durable_used, memory_order_relaxed);
 		if (growing && __atomic_load_n(&h->durable_backed, __ATOMIC_RELAXED))
-			growing = grow_to(b, &h->durable_backed, h->chunks_off,
+			growing = grow_to(b, fd, &h->durable_backed, h->chunks_off,
 					  h->durable_off + used + DURABLE_AHEAD);
 		if (ahead.behind)
 			ahead.behind(b);
@@ -298,46 +325,65 @@ static void serve(struct fxt_buf *b)
 }
 
 /* The grower thread: serves each buffer fxtp_grow_start() hands it, and between two waits
- * (parked): it never ends, as a thread started in a fork child's handler must not (a sanitizer
- * runtime whose own fork handlers run after ours cannot tear it down). */
+ * (parked), until fxtp_grow_end(): it does not end between buffers, as a thread started in a
+ * fork child's handler must not (a sanitizer runtime whose own fork handlers run after ours
+ * cannot tear it down). It has a descriptor table of its own, emptied, holding only its
+ * descriptor of the buffer file: the program's dup2, close and open never meet it (a daemon's
+ * dup2 of /dev/null over a shared number made its fallocate fail with ENODEV, and its opens
+ * raced the program's dup2, which failed with EBUSY), and it keeps none of the program's files
+ * open. Without one (unshare or close_range refused) no grower serves in this process. */
 static void *grower(void *arg)
 {
 	(void)arg;
-	/* No guard needed: it runs no instrumented code and calls no wrapped function. */
+	/* No guard needed: it runs no instrumented code and calls no wrapped function (its
+	 * descriptors are closed with the system call: close() is fd.c's wrapper). */
+	if (unshare(CLONE_FILES) < 0 || syscall(SYS_close_range, 0U, ~0U, 0) < 0)
+		__atomic_store_n(&ahead.broken, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&ahead.tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t gen = __atomic_load_n(&ahead.gen, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ahead.quit, __ATOMIC_ACQUIRE))
+			return NULL;
 		if (__atomic_load_n(&ahead.running, __ATOMIC_ACQUIRE)) {
-			serve(ahead.b);
+			int fd = __atomic_load_n(&ahead.broken, __ATOMIC_ACQUIRE) ? -1 : open_own();
+			if (fd >= 0) {
+				serve(ahead.b, fd);
+				syscall(SYS_close, fd);
+			}
 			__atomic_store_n(&ahead.running, 0, __ATOMIC_RELEASE);	/* b untouched after */
 		}
 		syscall(SYS_futex, &ahead.gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
 	}
-	return NULL;
+}
+
+/* Hands the parked grower a new state (a buffer, or the end) and wakes it. */
+static void wake(void)
+{
+	__atomic_add_fetch(&ahead.gen, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &ahead.gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
 {
 	fxtp_grow_stop();
-	if (ahead.pid && ahead.pid != getpid())
+	if ((ahead.pid && ahead.pid != getpid()) || __atomic_load_n(&ahead.broken, __ATOMIC_ACQUIRE))
 		return;	/* a fork child (called from its fork handler): its takers grow, no thread
 			 * is started there (a sanitizer's own fork handlers may not have run yet) */
 	ahead.b = b;
 	ahead.behind = behind;
 	ahead.stop = 0;
 	__atomic_store_n(&ahead.running, 1, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&ahead.gen, 1, __ATOMIC_RELEASE);
-	if (ahead.pid == getpid()) {	/* parked in this process: it takes b */
-		syscall(SYS_futex, &ahead.gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (ahead.alive) {	/* parked in this process: it takes b */
+		wake();
 		return;
 	}
 	ahead.tid = 0;
+	ahead.quit = 0;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not its */
-	pthread_t th;
 	fxtp_real_init();
-	int rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, grower, NULL)
+	int rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&ahead.th, NULL, grower, NULL)
 					  : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
@@ -345,7 +391,7 @@ void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
 		return;
 	}
 	ahead.pid = getpid();
-	pthread_detach(th);
+	ahead.alive = 1;
 	fxtp_await_tid(&ahead.tid);
 }
 
@@ -367,6 +413,22 @@ void fxtp_grow_stop(void)
 		struct timespec ts = { 0, 100000 };
 		nanosleep(&ts, NULL);
 	}
+	errno = saved;
+}
+
+void fxtp_grow_end(void)
+{
+	if (!ahead.alive || ahead.pid != getpid())
+		return;	/* none, or a fork child's copy of the parent's state */
+	int saved = errno;
+	fxtp_grow_stop();
+	__atomic_store_n(&ahead.quit, 1, __ATOMIC_RELEASE);
+	wake();
+	fxtp_real_init();
+	if (fxtp_real.pthread_join)
+		fxtp_real.pthread_join(ahead.th, NULL);
+	ahead.alive = 0;
+	__atomic_store_n(&ahead.tid, 0, __ATOMIC_RELEASE);
 	errno = saved;
 }
 
@@ -398,7 +460,8 @@ int fxtp_grow_durable_all(struct fxt_buf *b)
 	uint64_t from = __atomic_load_n(&h->durable_backed, __ATOMIC_ACQUIRE);
 	if (!from || from >= h->chunks_off)
 		return 0;
-	int rc = reserve(from, h->chunks_off);	/* past a sticky error: the tail may still fit */
+	/* past a sticky error: the tail may still fit */
+	int rc = reserve(fxtp_grow_fd(), from, h->chunks_off);
 	if (!rc)
 		__atomic_store_n(&h->durable_backed, h->chunks_off, __ATOMIC_RELEASE);
 	return rc;
@@ -406,5 +469,5 @@ int fxtp_grow_durable_all(struct fxt_buf *b)
 
 int fxtp_grow_initial(uint64_t end)
 {
-	return reserve(0, end);
+	return reserve(fxtp_grow_fd(), 0, end);
 }

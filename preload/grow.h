@@ -41,14 +41,20 @@ int fxtp_grow_durable_all(struct fxt_buf *b);
 
 /* Starts the grower thread for b (every signal blocked, the guard held): it keeps b's chunks
  * and durable area backed ahead of what is taken, sized from the rate it observes, and calls
- * behind(b) (NULL: nothing) at each of its looks, every 2 ms while chunks are taken. Without
- * it (its thread could not start; a fork child's buffer) takers grow by themselves.
- * Not async-signal-safe: setup. */
+ * behind(b) (NULL: nothing) at each of its looks, every 2 ms while chunks are taken, through
+ * a descriptor of b's file in a descriptor table of its own (opened by path, same inode).
+ * Without it (its thread could not start or have its own table; a fork child's buffer) takers
+ * grow by themselves. Not async-signal-safe: setup. */
 void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b));
 
 /* Parks the grower and waits (bounded) until it touches the buffer no more; after it, only the
  * takers grow. Async-signal-safe. */
 void fxtp_grow_stop(void);
+
+/* Ends the grower thread (parked first) and joins it: the program's last thread is ending, and
+ * glibc ends the process only once no thread is left. A later fxtp_grow_start() starts a new
+ * one. Not async-signal-safe. */
+void fxtp_grow_end(void);
 
 /* 1 while the grower runs. Async-signal-safe. */
 int fxtp_grow_ahead(void);
