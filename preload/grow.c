@@ -61,6 +61,7 @@ static struct {
 	int extends;		/* fallocate extends the file (standalone); else its size is set */
 	int err;		/* sticky: the file system refused once */
 	int lock;		/* 1 while one thread grows */
+	uint64_t page;		/* the page size */
 	char path[4200];	/* to reopen it if the program closed our descriptor */
 } grow = { .fd = -1 };
 
@@ -81,6 +82,7 @@ int fxtp_grow_attach(int fd, const char *path, int extends)
 	grow.ino = st.st_ino;
 	grow.dev = st.st_dev;
 	grow.extends = extends;
+	grow.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	grow.err = 0;
 	grow.lock = 0;
 	snprintf(grow.path, sizeof(grow.path), "%s", path);
@@ -169,8 +171,17 @@ static void publish(_Atomic uint64_t *backed_p, uint64_t to)
 		;
 }
 
-/* With grow.lock held: reserves [backed, to) through fd, populates it, publishes it. 0 or
- * -errno. */
+/* x rounded up to a whole page: steps end on page boundaries, so the next one's pages can be
+ * populated (madvise refuses a start inside a page: every step of the grower failed to
+ * populate once a rate-sized target had ended one mid-page). */
+static uint64_t page_up(uint64_t x)
+{
+	uint64_t page = grow.page ? grow.page : 4096;
+	return (x + page - 1) & ~(page - 1);
+}
+
+/* With grow.lock held: reserves [backed, to) through fd, populates its whole pages, publishes
+ * it. 0 or -errno. */
 static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t backed,
 		  uint64_t to)
 {
@@ -178,7 +189,9 @@ static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_
 	if (rc < 0)
 		return rc;
 	/* best effort: the pages fault on first write otherwise */
-	madvise(b->base + backed, to - backed, MADV_POPULATE_WRITE);
+	uint64_t from = page_up(backed), upto = to & ~(page_up(1) - 1);
+	if (from < upto)
+		madvise(b->base + from, upto - from, MADV_POPULATE_WRITE);
 	publish(backed_p, to);
 	return 0;
 }
@@ -216,7 +229,7 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 	int saved = errno, rc = grow.err;
 	uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_RELAXED);
 	uint64_t step = step_for(backed - base);
-	uint64_t to = (end > backed ? end : backed) + step;
+	uint64_t to = page_up((end > backed ? end : backed) + step);
 	if (to > limit)
 		to = limit;
 	if (!rc && to > backed && end + 2 * step > backed) {
@@ -253,6 +266,7 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t limit,
 		   uint64_t target)
 {
+	target = page_up(target);
 	if (target > limit)
 		target = limit;
 	while (__atomic_load_n(backed_p, __ATOMIC_ACQUIRE) < target &&
