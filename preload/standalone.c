@@ -222,12 +222,21 @@ static uint64_t compact(struct fxt_buf *b, int fd, uint64_t end)
 		return end;
 	unmap_tail(b, data_end);
 	uint64_t chunks_off = h->chunks_off;
-	int rc = pad_file(fd, data_end, chunks_off - len, outfile.provider_id);
-	if (!rc && fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)from, (off_t)len) < 0)
-		rc = errno == EOPNOTSUPP && end - chunks_off <= 16 * len
-			     ? move_down(fd, from, len, end)
-			     : -errno;
-	if (rc < 0) {
+	int rc = 0, moved = 0;
+	/* No chunk (no call recorded): nothing to move, the caller's truncation cuts the range
+	 * (a collapse reaching the end of the file is refused: an empty run kept its 2 MB). */
+	if (end > chunks_off) {
+		if (fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)from, (off_t)len) < 0)
+			rc = errno == EOPNOTSUPP && end - chunks_off <= 16 * len
+				     ? move_down(fd, from, len, end)
+				     : -errno;
+		moved = !rc;
+	}
+	/* The durable tail up to the chunks' new place, padded once they are there (the headers
+	 * of a padding run written before would partly have moved with the range). */
+	if (!rc)
+		rc = pad_file(fd, data_end, chunks_off - len, outfile.provider_id);
+	if (rc < 0 && !moved) {
 		/* Left as it was: the durable tail padded up to the chunks again. */
 		pad_file(fd, data_end, chunks_off, outfile.provider_id);
 		return end;
