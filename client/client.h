@@ -14,6 +14,16 @@
 
 #include "fxt/reader.h"
 
+/* The time of ticks as every reading command shows it: CLOCK_MONOTONIC ns by the current
+ * provider's clock record, else ns at its initialization record's rate (fxt_reader_mono_ns()).
+ * Fails: never. */
+static inline uint64_t fxt_client_ns(const struct fxt_reader *r, uint64_t ticks)
+{
+	uint64_t ns;
+	fxt_reader_mono_ns(r, ticks, &ns);
+	return ns;
+}
+
 /* ---- keyed table (hashtab.c): entries of a fixed size that begin with a struct ckey ---- */
 struct ckey {
 	uint64_t a, b;

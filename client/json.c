@@ -2,7 +2,8 @@
  * event, log and process/thread kernel object record, written as the records arrive through an
  * output buffer; a name repeated for the same process or thread is written once, and the `log`
  * instant that mirrors a log record for Perfetto's FXT importer is left out. Timestamps in
- * microseconds with nanosecond precision from the provider's tick rate. Strings are escaped for
+ * microseconds with nanosecond precision: CLOCK_MONOTONIC by the provider's clock record
+ * (docs/FORMAT.md), else ticks at its initialization record's rate. Strings are escaped for
  * JSON with invalid UTF-8 replaced by U+FFFD. Context switch records (fxtrun --sched) become, per
  * CPU, a track of process 0 ("CPUs", thread = CPU number) with one B/E slice per stretch a thread
  * ran there, and on each thread's own track an X slice "off-cpu (blocked)" or "off-cpu (preempted)"
@@ -454,7 +455,7 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 {
 	static const char ph[] = { 'i', 'C', 'B', 'E', 'X', 'b', 'n', 'e', 's', 't', 'f' };
 	unsigned et = rec->u.event.event_type;
-	uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	uint64_t ts = fxt_client_ns(r, rec->u.event.ts);
 	int (*want)(const struct fxt_arg *) = NULL;
 
 	if (et >= sizeof(ph))
@@ -478,7 +479,7 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 		want = want_series;
 		break;
 	case FXT_ET_DURATION_COMPLETE: {
-		uint64_t end = fxt_reader_ticks_to_ns(r, rec->u.event.end_ts);
+		uint64_t end = fxt_client_ns(r, rec->u.event.end_ts);
 		PUTS(j, ",\"dur\":");
 		put_us(j, end > ts ? end - ts : 0);
 		break;
@@ -582,7 +583,7 @@ static struct swstate *sw_get(struct fxt_json *j, uint64_t a, uint64_t b, int *c
 static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	static const struct fxt_sv sched = { "sched", 5 };
-	uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.sched.ts);
+	uint64_t ts = fxt_client_ns(r, rec->u.sched.ts);
 	uint64_t out = rec->u.sched.out_thread.tid, in = rec->u.sched.in_thread.tid;
 	unsigned cpu = rec->u.sched.cpu;
 	int created;
@@ -660,7 +661,7 @@ static void log_record(struct fxt_json *j, const struct fxt_reader *r, const str
 	static const struct fxt_sv log = { "log", 3 };
 
 	begin_event(j, log, log, 'i');
-	put_where(j, fxt_reader_ticks_to_ns(r, rec->u.log.ts), &rec->u.log.thread);
+	put_where(j, fxt_client_ns(r, rec->u.log.ts), &rec->u.log.thread);
 	PUTS(j, ",\"s\":\"t\",\"args\":{\"message\":");
 	put_str(j, rec->u.log.msg);
 	PUTS(j, "}}");

@@ -236,7 +236,7 @@ const struct fxt_option fxt_options[] = {
 	  "streaming: longest wait for one save before the manager counts as gone (5000)",
 	  "expected milliseconds from 1 to 3600000", parse_save_timeout },
 	{ "FXT_SCHED", "sched", FXT_OPT_OPTIONAL, 0, "0|1",
-	  "record the traced threads' context switches (perf_event, no root): thread "
+	  "record the traced threads' context switches (default 1; perf_event, no root): thread "
 	  "states and CPU tracks in Perfetto, on-CPU self time in fxt report",
 	  "expected 1 (or nothing) to record context switches, 0 not to", parse_sched },
 	{ "FXT_REGISTER", NULL, FXT_OPT_ENV_ONLY, 0, "0|1",
@@ -254,6 +254,7 @@ void fxt_settings_default(struct fxt_settings *s)
 	s->log_events = 1;
 	s->save_timeout_ms = 5000;
 	s->lock_labels = 1;
+	s->sched = 1;	/* where perf_event allows: off-CPU time apart from self time */
 }
 
 const struct fxt_option *fxt_option_find(const char *name, int by_flag)

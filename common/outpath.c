@@ -41,6 +41,34 @@ int fxt_outpath_check(const char *path, const char **why)
 	return !*why ? 0 : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 }
 
+int fxt_outfd_check(int fd, const char **why)
+{
+	struct stat st;
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fstat(fd, &st) < 0) {
+		*why = "cannot be examined";
+		return -EBADF;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = S_ISFIFO(st.st_mode) ? "is a pipe or FIFO, not a regular file"
+					   : "is not a regular file";
+		return -EINVAL;
+	}
+	if ((flags & O_ACCMODE) == O_RDONLY) {
+		*why = "is open for reading only";
+		return -EBADF;
+	}
+	if (flags & O_APPEND) {
+		*why = "is open for appending (the archive is written from its start)";
+		return -EINVAL;
+	}
+	if (st.st_size) {
+		*why = "is not empty (an archive is written into an empty file)";
+		return -EEXIST;
+	}
+	return 0;
+}
+
 int fxt_outpath_open(const char *path, char *tmp, size_t size)
 {
 	int fd = -1;

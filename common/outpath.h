@@ -17,6 +17,11 @@
  * device", "is a directory", "is a FIFO", ...). Fails: as said. */
 int fxt_outpath_check(const char *path, const char **why);
 
+/* 0 when the descriptor fd, passed to be written as an archive from its start (a service
+ * client's file), is an empty regular file open for writing without O_APPEND; else -errno with
+ * *why set in a user's words ("is not empty", "is open for appending", ...). Fails: as said. */
+int fxt_outfd_check(int fd, const char **why);
+
 /* Creates a temporary beside path: "<path>.<pid>.tmp" (mode 0644 less the umask), or
  * "<path>.XXXXXX.tmp" (0600) when that name is taken; its name in tmp. Returns the descriptor
  * (close-on-exec), or -errno (nothing created). */

@@ -194,6 +194,8 @@ struct fxt_msg_reply {
 	uint32_t drop_reasons;
 	uint32_t corrupt;
 	uint64_t overwritten;	/* providers whose circular buffer wrapped (oldest records gone) */
+	uint64_t overwritten_records;	/* about how many records they overwrote */
+	uint64_t kept_ns, span_ns;	/* the shortest window kept: its last kept_ns of span_ns */
 	uint64_t recorded_ns;
 	char message[512];
 	char archive[FXT_PATH_MAX];	/* "" or where the manager put the archive (TRACE's

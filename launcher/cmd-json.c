@@ -19,7 +19,9 @@ static const char usage[] =
 	"Converts an FXT archive to Catapult JSON (Trace Event Format) on stdout or into OUT:\n"
 	"durations (X, B/E), instants (i), counters (C), async (b/n/e), flows (s/t/f), log\n"
 	"records (instants with the message), process and thread names (M), typed arguments,\n"
-	"pointer arguments named through userspace object records. Times in microseconds.\n"
+	"pointer arguments named through userspace object records. Times in microseconds:\n"
+	"CLOCK_MONOTONIC when the archive has fxtauto's clock record (every archive fxtauto\n"
+	"writes), so they line up with the program's own clock_gettime() stamps.\n"
 	"  -o, --output OUT  write to OUT instead of stdout\n" CMD_EXIT_USAGE;
 
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)

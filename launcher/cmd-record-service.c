@@ -2,7 +2,8 @@
  * an attached trace of the chosen registered providers with the archive file FILE.part passed
  * to the manager, waits for the duration, Ctrl-C, or the trace's end by a snapshot trigger,
  * stops it, and renames FILE.part to FILE once the manager says it is complete; prints the
- * summary fxtrun prints. The manager dying meanwhile: one line, FILE.part removed, exit 1.
+ * summary fxtrun prints. The manager dying meanwhile: one line, exit 1, FILE.part removed
+ * unless the manager saved records into it (streaming: kept for fxt recover, said so).
  * Exit 0; 1 when the trace could not be made; 2 for a usage error. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE

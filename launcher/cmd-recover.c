@@ -4,9 +4,10 @@
  * FILE without ".part"). When FILE is the placeholder a wrapper left (a root of an FXT_OUTPUT
  * tree that recorded nothing, waiting for the programs it started), the tree's files are named
  * as its processes would have (launcher/recover-tree.c): the one program's archive becomes
- * OUT. A finished archive is left as it was (recovering twice is harmless). Exit status
- * (launcher/cmd.h): 0 done; 1 not such a file (empty, too short, not written by a standalone
- * run); 2 usage, a file that cannot be read or written (missing, a directory, a pipe: it is
+ * OUT. A killed trace manager's FILE.part is cut after its last whole record
+ * (launcher/recover-stream.c). A finished archive is left as it was (recovering twice is
+ * harmless). Exit status (launcher/cmd.h): 0 done; 1 not such a file (empty, too short, neither
+ * a standalone run's nor a manager's FILE.part); 2 usage, a file that cannot be read or written (missing, a directory, a pipe: it is
  * repaired in place), still written by a live process, I/O error. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -23,10 +24,13 @@ static const char usage[] =
 	"Makes the archive a killed run left (FILE.part, written by LD_PRELOAD=libfxtauto.so\n"
 	"without fxtrun) valid: every record committed before the kill is kept. In place, then\n"
 	"renamed to OUT (default: FILE without its .part suffix). FILE must be a regular file.\n"
+	"FILE may be the FILE.part of a killed trace manager (fxtrun, fxt manager): cut after\n"
+	"its last whole record, and said in it that what was not saved yet is lost.\n"
 	"FILE may be the placeholder a wrapper that recorded nothing left (timeout, sh -c): the\n"
 	"archive of the program it ran (FILE.<pid>.part, killed or not) becomes OUT, the\n"
 	"wrappers' own files go; when several programs recorded, each keeps its own name.\n"
-	"Exit 0 ok; 1 FILE is not such an archive (empty, too short, not a standalone run's);\n"
+	"Exit 0 ok; 1 FILE is not such an archive (empty, too short, neither a standalone run's\n"
+	"nor a trace manager's FILE.part);\n"
 	"2 usage error, or FILE cannot be read or written (missing, a directory, a pipe), or a\n"
 	"process still writes it.\n";
 

@@ -31,6 +31,11 @@ struct report {
 	int has_pid, has_tid;
 	uint64_t start_ns;	/* first pass: earliest event time */
 	uint64_t matched;	/* events that passed --pid/--tid */
+	uint64_t dropped;	/* records the archive says were dropped */
+	uint64_t overwritten, wrapped;	/* about how many records circular buffers overwrote,
+					 * and how many buffers wrapped */
+	uint64_t kept_ns;	/* the shortest span such a buffer kept */
+	uint64_t untraced;	/* processes the archive says ran untraced */
 	const char *glob;
 	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
@@ -66,7 +71,7 @@ static const char usage[] =
 	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
 	"functions, and a caller's self time excludes them as it excludes its callees.\n"
-	"With context switch records (fxtrun --sched, FXT_SCHED=1): self is\n"
+	"With context switch records (recorded by default where perf_event allows): self is\n"
 	"on-CPU time, on-cpu and off-cpu (total minus on-cpu) columns per function, rows\n"
 	"[preempted] and [blocked] with each thread's time off CPU, and per lock object the\n"
 	"time its waiters were blocked off CPU.\n"
@@ -153,6 +158,45 @@ static struct fxt_sv lock_label(struct report *rp, const struct fxt_record *rec)
 	return none;
 }
 
+/* Pass 1: what the archive says it lost (fxtauto's "records dropped" and "records overwritten"
+ * instants), for the note under the figures. */
+static int note_loss(struct report *rp, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	uint64_t n, from;
+	if (fxt_record_dropped(rec, &n)) {
+		rp->dropped += n;
+	} else if (fxt_record_overwritten(rec, &n, &from)) {
+		uint64_t end = fxt_client_ns(r, rec->u.event.ts);
+		uint64_t kept = end - fxt_client_ns(r, from < rec->u.event.ts ? from : rec->u.event.ts);
+		if (!rp->wrapped++ || kept < rp->kept_ns)
+			rp->kept_ns = kept;
+		rp->overwritten += n;
+	} else if (is_cat(rec->u.event.category, "fxtauto") &&
+		   is_cat(rec->u.event.name, "process not traced")) {
+		rp->untraced++;
+	}
+	return 0;
+}
+
+/* Under the figures: what they miss, as the archive says. */
+static void print_loss(const struct report *rp)
+{
+	if (rp->untraced)
+		printf("\nnote: %" PRIu64 " process%s ran untraced (fxt dump shows which and why): "
+		       "the figures miss %s calls\n", rp->untraced, rp->untraced == 1 ? "" : "es",
+		       rp->untraced == 1 ? "its" : "their");
+	if (rp->dropped)
+		printf("\nnote: %" PRIu64 " records were dropped while recording (fxt stats): the "
+		       "figures miss their calls\n", rp->dropped);
+	if (rp->wrapped) {
+		char t[32];
+		printf("\nnote: circular buffer%s overwrote the oldest records (about %" PRIu64
+		       "): the figures cover only the last %s%s\n", rp->wrapped == 1 ? "" : "s",
+		       rp->overwritten, fxt_time_fmt(t, sizeof(t), rp->kept_ns),
+		       rp->wrapped == 1 ? "" : " (the shortest kept)");
+	}
+}
+
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct report *rp = ctx;
@@ -179,14 +223,16 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 			return -ENOMEM;
 		return fxt_oncpu_switch(rp->oncpu, &rec->u.sched.out_thread,
 					rec->u.sched.out_state, &rec->u.sched.in_thread,
-					fxt_reader_ticks_to_ns(r, rec->u.sched.ts));
+					fxt_client_ns(r, rec->u.sched.ts));
 	default:
 		return 0;
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
-	if (rp->start_ns > fxt_reader_ticks_to_ns(r, rec->u.event.ts))
-		rp->start_ns = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+	if (et == FXT_ET_INSTANT && !rp->pass2)
+		return note_loss(rp, r, rec);
+	if (rp->start_ns > fxt_client_ns(r, rec->u.event.ts))
+		rp->start_ns = fxt_client_ns(r, rec->u.event.ts);
 	if ((rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
 		return fxt_prof_cut(rp->prof);
 	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
@@ -208,14 +254,14 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
 		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				     fxt_reader_ticks_to_ns(r, rec->u.event.ts),
-				     fxt_reader_ticks_to_ns(r, rec->u.event.end_ts));
+				     fxt_client_ns(r, rec->u.event.ts),
+				     fxt_client_ns(r, rec->u.event.end_ts));
 	case FXT_ET_DURATION_BEGIN:
 		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				      fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+				      fxt_client_ns(r, rec->u.event.ts));
 	default:
 		return fxt_prof_end(rp->prof, k, th->pid, th->tid,
-				    fxt_reader_ticks_to_ns(r, rec->u.event.ts));
+				    fxt_client_ns(r, rec->u.event.ts));
 	}
 }
 
@@ -661,6 +707,8 @@ int cmd_report(int argc, char **argv)
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
 		       fxt_prof_unclosed(rp.prof));
 done:
+	if (!rp.edges)
+		print_loss(&rp);
 	if (!rp.printed && !rp.glob && !has_from && !has_to && !rp.has_pid && !rp.has_tid)
 		printf("%s: no function calls recorded\n", argv[optind]);
 	if (!rp.printed && (rp.glob || has_from || has_to)) {

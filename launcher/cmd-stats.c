@@ -33,6 +33,9 @@ struct named {
 struct stats {
 	uint64_t records[16], bytes[16], events[16];
 	uint64_t first_ns, last_ns, drops, dropped_records;
+	uint64_t wrapped, overwritten_records, kept_ns;	/* circular buffers that wrapped: how
+					 * many, about how many records they overwrote, the
+					 * shortest span they kept */
 	struct ctab provs, thrs, names;
 };
 
@@ -62,7 +65,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 {
 	struct stats *st = ctx;
 	struct prov *p = get(&st->provs, rec->provider_id, 0);
-	uint64_t bytes = rec->words * 8, lost;
+	uint64_t bytes = rec->words * 8, lost, from;
 
 	if (!p)
 		return -ENOMEM;
@@ -83,11 +86,18 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 		if (!n)
 			return -ENOMEM;
 		n->name = rec->u.kobj.name;
+	} else if (rec->type == FXT_RT_EVENT && fxt_record_overwritten(rec, &lost, &from)) {
+		uint64_t end = fxt_reader_ticks_to_ns(r, rec->u.event.ts);
+		uint64_t kept = end - fxt_reader_ticks_to_ns(r, from < rec->u.event.ts ? from :
+								 rec->u.event.ts);
+		if (!st->wrapped++ || kept < st->kept_ns)
+			st->kept_ns = kept;
+		st->overwritten_records += lost;
 	} else if (rec->type == FXT_RT_EVENT && fxt_record_dropped(rec, &lost)) {
 		p->dropped_records += lost;
 		st->dropped_records += lost;
 	} else if (rec->type == FXT_RT_EVENT) {
-		uint64_t ts = fxt_reader_ticks_to_ns(r, rec->u.event.ts), end = ts;
+		uint64_t ts = fxt_client_ns(r, rec->u.event.ts), end = ts;
 		struct thr *t = get(&st->thrs, rec->u.event.thread.pid, rec->u.event.thread.tid);
 		if (!t)
 			return -ENOMEM;
@@ -95,7 +105,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 		p->events++;
 		st->events[rec->u.event.event_type & 15]++;
 		if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)
-			end = fxt_reader_ticks_to_ns(r, rec->u.event.end_ts);
+			end = fxt_client_ns(r, rec->u.event.end_ts);
 		if (ts < st->first_ns)
 			st->first_ns = ts;
 		if (end > st->last_ns)
@@ -123,6 +133,11 @@ static void print(struct stats *st, const struct fxt_client_result *res)
 	/* A report is written per buffer at its end, whether or not it dropped anything. */
 	printf("records dropped: %" PRIu64 " (from %" PRIu64 " drop report%s)\n",
 	       st->dropped_records, st->drops, st->drops == 1 ? "" : "s");
+	if (st->wrapped)
+		printf("records overwritten: about %" PRIu64 " (%" PRIu64 " circular buffer%s "
+		       "wrapped; what %s kept covers the last %s)\n",
+		       st->overwritten_records, st->wrapped, st->wrapped == 1 ? "" : "s",
+		       st->wrapped == 1 ? "it" : "the shortest", fxt_time_fmt(t, sizeof(t), st->kept_ns));
 	printf("\n%-20s %12s %14s\n", "record type", "records", "bytes");
 	for (int i = 0; i < 16; i++)
 		if (st->records[i])

@@ -208,6 +208,8 @@ int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
 
 int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok)
 {
+	struct stat st;
+	int saved = f->fd >= 0 && !fstat(f->fd, &st) && st.st_size > 0;
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
@@ -223,6 +225,13 @@ int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok)
 		f->part[0] = 0;
 		return -1;
 	}
+	if (saved) {
+		/* incomplete, but what the manager saved (streaming) is kept for fxt recover */
+		fprintf(stderr, "%s: what was saved before the trace ended stays in %s (fxt recover "
+				"%s makes it an archive)\n", me, f->part, f->part);
+		f->part[0] = 0;
+		return 0;
+	}
 	unlink(f->part);
 	f->part[0] = 0;
 	return ok ? -1 : 0;
@@ -233,7 +242,9 @@ void fxt_ctl_summary(const char *me, const struct fxt_msg_reply *r, const char *
 	struct fxt_manager_stats st = { .processes = r->processes, .threads = r->threads,
 					.events = r->events, .bytes = r->bytes,
 					.dropped = r->dropped, .drop_reasons = r->drop_reasons,
-					.corrupt = r->corrupt, .overwritten = r->overwritten };
+					.corrupt = r->corrupt, .overwritten = r->overwritten,
+					.overwritten_records = r->overwritten_records,
+					.kept_ns = r->kept_ns, .span_ns = r->span_ns };
 	if (st.corrupt)
 		snprintf(st.corrupt_why, sizeof(st.corrupt_why), "see the archive");
 	fxt_summary_print(me, &st, (double)r->recorded_ns / 1e9, out,

@@ -52,8 +52,9 @@ struct fxt_ctl_file {
 /* Creates f->part for path. Fails: -1 after printing why. */
 int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path);
 
-/* Closes the file (if open here) and renames f->part to its path (ok) or removes it.
- * Fails: -1 after printing why (the rename failed). */
+/* Closes the file (if open here) and renames f->part to its path (ok), or removes it (not ok)
+ * unless the manager saved records into it (streaming): then it stays for fxt recover, said
+ * in one line. Fails: -1 after printing why (the rename failed). */
 int fxt_ctl_file_close(const char *me, struct fxt_ctl_file *f, int ok);
 
 /* Prints what a REPLY says the archive at out holds (launcher/summary.c; out NULL: a file the

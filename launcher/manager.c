@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "common/clock.h"
 #include "common/proc.h"
@@ -52,10 +51,24 @@ struct fxt_manager {
 	size_t npending, pending_cap;
 	int reserve;		/* for accepting with no descriptor left (launcher/accept.h) */
 	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
-	uint64_t t0_tsc, t0_ns;
+	struct fxt_clock_pair t0;	/* the providers' clock and CLOCK_MONOTONIC at the start */
 	uint64_t saved, refused, impostors;
 	struct fxt_out *out;
+	int noted;		/* untraced processes said in the archive so far */
+	struct fxt_saver_clock clock;	/* saver_clock() */
 };
+
+/* The providers' clock and CLOCK_MONOTONIC now (TSC: fxt_tsc_pair(); else one read, exact). */
+static struct fxt_clock_pair clock_pair(const struct fxt_manager *m)
+{
+	struct fxt_clock_pair p;
+	uint64_t width;
+	if (m->tsc)
+		fxt_tsc_pair(&p.ticks, &p.ns, &width);
+	else
+		p.ticks = p.ns = fxt_mono_ns();
+	return p;
+}
 
 struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 {
@@ -71,18 +84,21 @@ struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 	m->listen_fd = listen_fd;
 	m->reserve = fxt_accept_reserve();
 	m->tsc = fxt_invariant_tsc();
-	m->t0_tsc = __rdtsc();
-	m->t0_ns = fxt_mono_ns();
+	m->t0 = clock_pair(m);
 	return m;
 }
-/* Ticks per second for a provider killed before it calibrated: the same clock it used,
- * calibrated by the manager over the session. */
-static uint64_t fallback_tps(const struct fxt_manager *m)
+
+/* The manager's readings for a provider that did not store its own clock (launcher/saver.h):
+ * the same clock it used, calibrated by the manager over the session. */
+static const struct fxt_saver_clock *saver_clock(struct fxt_manager *m)
 {
-	uint64_t ns = fxt_mono_ns() - m->t0_ns;
-	if (!m->tsc || ns < 1000000)
-		return 1000000000ULL;
-	return fxt_ticks_per_second(__rdtsc() - m->t0_tsc, ns);
+	struct fxt_saver_clock *c = &m->clock;
+	c->start = m->t0;
+	c->now = clock_pair(m);
+	uint64_t ns = c->now.ns - c->start.ns;
+	c->tps = !m->tsc || ns < 1000000 ? 1000000000ULL
+					 : fxt_ticks_per_second(c->now.ticks - c->start.ticks, ns);
+	return c;
 }
 
 /* The live provider of buffer file (pid, n). A finished one's file is deleted, so the name may
@@ -164,7 +180,7 @@ static void save(struct fxt_manager *m, struct provider *p, const trace_provider
 	uint64_t before = m->out->bytes;
 	int rc = attach(m, p);
 	if (!rc)
-		rc = fxt_saver_save(m->out, &p->s, 0, fallback_tps(m));
+		rc = fxt_saver_save(m->out, &p->s, 0, saver_clock(m));
 	m->saved += m->out->bytes - before;
 	if (rc < 0 && !m->out->err)
 		return;	/* not saved: no BUFFER_SAVED; the provider stops waiting */
@@ -361,7 +377,7 @@ int fxt_manager_usage(struct fxt_manager *m, int pid, uint64_t *used, uint64_t *
  * Fails: -errno of the archive (the provider stays as it was). */
 static int finish(struct fxt_manager *m, struct provider *p)
 {
-	int rc = fxt_saver_finish(m->out, &p->s, 0, fallback_tps(m));
+	int rc = fxt_saver_finish(m->out, &p->s, 0, saver_clock(m));
 	if (rc < 0)
 		return rc;
 	munmap(p->map, p->size);
@@ -374,8 +390,9 @@ static int finish(struct fxt_manager *m, struct provider *p)
 }
 
 /* A process that runs untraced (common/protocol.h, FXT_SESSION_UNTRACED_SUFFIX): counted, the
- * first of each kind named. */
-static void untraced(int dir, const char *name, int pid, struct fxt_manager_stats *st)
+ * first of each kind named; when m is given, said in the archive (at most 1000 of them). */
+static void untraced(struct fxt_manager *m, int dir, const char *name, int pid,
+		     struct fxt_manager_stats *st)
 {
 	char line[600] = "", what[520] = "";
 	int err, fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -386,20 +403,36 @@ static void untraced(int dir, const char *name, int pid, struct fxt_manager_stat
 	if (n <= 0)
 		return;
 	line[n] = 0;
+	char why[700];
 	if (sscanf(line, "shed %519[^\n]", what) == 1) {
 		if (!st->shed++) {
 			st->shed_pid = pid;
 			snprintf(st->shed_path, sizeof(st->shed_path), "%.199s", what);
 		}
-	} else if (sscanf(line, "%d %519[^\n]", &err, what) >= 1 && !st->untraced++) {
-		st->untraced_errno = err;
-		st->untraced_pid = pid;
-		snprintf(st->untraced_name, sizeof(st->untraced_name), "%.63s", what);
+		snprintf(why, sizeof(why), "it exec'd %s without LD_PRELOAD", what);
+	} else if (sscanf(line, "%d %519[^\n]", &err, what) >= 1) {
+		if (!st->untraced++) {
+			st->untraced_errno = err;
+			st->untraced_pid = pid;
+			snprintf(st->untraced_name, sizeof(st->untraced_name), "%.63s", what);
+		}
+		snprintf(why, sizeof(why), "no trace buffer: %s", strerror(err));
+	} else {
+		return;
 	}
+	if (!m || m->noted >= 1000)
+		return;
+	const char *prog = what;
+	if (strchr(prog, '/'))	/* shed: the process is named after what it exec'd */
+		prog = strrchr(prog, '/') + 1;
+	if (fxt_saver_untraced(m->out, (uint32_t)m->np + 1, saver_clock(m), !m->noted, pid, prog,
+			       why) == 0)
+		m->noted++;
 }
 
-/* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order. */
-static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
+/* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order.
+ * Untraced processes are counted into st, and said in the archive when `note`. */
+static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st, int note)
 {
 	DIR *d = opendir(m->dir);
 	if (!d)
@@ -411,7 +444,7 @@ static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st)
 		unsigned n;
 		char tail;
 		if (sscanf(e->d_name, "%d.untrace%c", &pid, &tail) == 2 && tail == 'd') {
-			untraced(dirfd(d), e->d_name, pid, st);
+			untraced(note ? m : NULL, dirfd(d), e->d_name, pid, st);
 			continue;
 		}
 		if (sscanf(e->d_name, "%d.%u.bu%c", &pid, &n, &tail) == 3 && tail == 'f' &&
@@ -439,6 +472,11 @@ static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
 	st->dropped += s->st.dropped;
 	st->drop_reasons |= s->st.drop_reasons;
 	st->overwritten += s->st.overwritten;
+	st->overwritten_records += s->st.overwritten_records;
+	if (s->st.span_ns && (!st->span_ns || s->st.kept_ns < st->kept_ns)) {
+		st->kept_ns = s->st.kept_ns;
+		st->span_ns = s->st.span_ns;
+	}
 	const char *bad = s->vet ? fxt_vet_problem(s->vet) : NULL;
 	if (bad && !st->corrupt++) {
 		st->corrupt_pid = s->pid;
@@ -449,7 +487,7 @@ static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
 int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	scan_session(m, st);
+	scan_session(m, st, 0);
 	int rc = 0;
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
@@ -458,6 +496,10 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 		if (p->done)
 			add_stats(st, &p->s);
 	}
+	struct fxt_manager_stats again;	/* counted above: now said in the archive, after
+					 * every provider (their ids are all given) */
+	if (!rc && (st->untraced || st->shed))
+		scan_session(m, &again, 1);
 	if (!rc)
 		rc = fxt_out_flush(m->out);
 	st->bytes = m->out->bytes;
@@ -476,7 +518,7 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		return -ENOMEM;
 	int rc = fxt_out_start(o, fd);
 	struct fxt_manager_stats untraced = { 0 };
-	scan_session(m, &untraced);	/* buffers whose STARTED is not read yet */
+	scan_session(m, &untraced, 0);	/* buffers whose STARTED is not read yet */
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
 		if (p->done || p->refused || attach(m, p) < 0)
@@ -489,7 +531,7 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		if (!(f.chunks = calloc(f.layout.nchunks + 1, sizeof(*f.chunks))))
 			rc = -ENOMEM;
 		if (!rc)
-			rc = fxt_saver_finish(o, &f, cutoff, fallback_tps(m));
+			rc = fxt_saver_finish(o, &f, cutoff, saver_clock(m));
 		if (!rc)
 			add_stats(st, &f);
 		free(f.chunks);

@@ -24,6 +24,10 @@ struct fxt_manager_stats {
 	uint64_t dropped;	/* records the providers dropped */
 	uint32_t drop_reasons;	/* why (enum fxt_buf_drop_reason bits) */
 	uint64_t overwritten;	/* providers whose circular buffer wrapped (oldest records gone) */
+	uint64_t overwritten_records;	/* about how many records they overwrote (chunks
+					 * overwritten x records per kept chunk) */
+	uint64_t kept_ns, span_ns;	/* of the one that kept the shortest window: its last
+					 * kept_ns of span_ns recorded (0: none wrapped) */
 	uint64_t saved;		/* bytes saved while running (streaming) */
 	uint64_t refused;	/* providers refused (unknown protocol version) */
 	uint64_t impostors;	/* connections refused: STARTED for a pid not the peer's own */

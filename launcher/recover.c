@@ -24,6 +24,7 @@
 #include "launcher/cmd.h"
 #include "launcher/recover.h"
 #include "writer/outfile.h"
+#include "writer/records.h"
 
 /* Ticks per second of this machine's clock, for a file killed before it stored one. */
 static uint64_t measure_tps(void)
@@ -87,7 +88,9 @@ static int prepare(const char *path, int fd, struct stat *st)
 {
 	if (st->st_size < FXT_BUF_HDR_SIZE)
 		return fail(path, st->st_size ? "not an fxtauto archive file (too short)"
-					      : "empty file, not an fxtauto archive file",
+					      : "empty file, not an fxtauto archive file (a trace "
+						"manager killed before its first save leaves one: "
+						"nothing was saved)",
 			    CMD_EXIT_INVALID);
 	_Alignas(64) uint64_t page[FXT_BUF_HDR_SIZE / 8];
 	ssize_t n = pread(fd, page, sizeof(page), 0);
@@ -109,6 +112,18 @@ static int prepare(const char *path, int fd, struct stat *st)
 	return CMD_EXIT_OK;
 }
 
+/* Whether the file open at fd (status st) is a trace manager's archive: an FXT archive that is
+ * not a standalone run's file. */
+static int manager_archive(int fd, const struct stat *st)
+{
+	_Alignas(64) uint64_t page[FXT_BUF_HDR_SIZE / 8] = { 0 }, magic;
+	fxt_magic_write(&magic);
+	size_t len = st->st_size < FXT_BUF_HDR_SIZE ? (size_t)st->st_size : FXT_BUF_HDR_SIZE;
+	if (len < 8 || pread(fd, page, len, 0) != (ssize_t)len || page[0] != magic)
+		return 0;
+	return !fxt_outfile_header(page) && errno != EPROTONOSUPPORT;
+}
+
 int fxt_recover_file(const char *path, const char *out)
 {
 	struct stat st;
@@ -121,6 +136,11 @@ int fxt_recover_file(const char *path, const char *out)
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return fail(path, "not a regular file", CMD_EXIT_ERROR);
+	}
+	if (manager_archive(fd, &st)) {
+		int status = fxt_recover_manager_file(path, fd, out);
+		close(fd);
+		return status;
 	}
 	int status = prepare(path, fd, &st);
 	if (status != CMD_EXIT_OK) {
@@ -164,7 +184,7 @@ int fxt_recover_file(const char *path, const char *out)
 	__atomic_store_n(&b.hdr->open_overflow, 1, __ATOMIC_RELEASE);
 	int measured = !h->ticks_per_second;
 	if (measured)
-		fxt_outfile_set_tps(&b, measure_tps());
+		fxt_outfile_set_tps(&b, measure_tps(), NULL);
 	uint64_t stop = h->stop_ticks;
 	/* Killed before its exit flush: its open calls and pending flows were never ended; the
 	 * archive says so (as a drop report, so readers excuse what is unpaired), and is marked

@@ -22,6 +22,13 @@
  * written, or a live process still writes it. */
 int fxt_recover_file(const char *path, const char *out);
 
+/* Repairs the archive a killed trace manager left at path (open at fd, read-write): cut after
+ * its last record that fxt check accepts, a drop report per provider appended (the manager was
+ * killed), renamed to out (NULL: it keeps its name); launcher/recover-stream.c. Prints the
+ * result line on stdout, or why not on stderr. Returns a CMD_EXIT_* status as
+ * fxt_recover_file(). */
+int fxt_recover_manager_file(const char *path, int fd, const char *out);
+
 /* What fxt_recover_verify replaced or cut. */
 struct fxt_recover_cut {
 	uint64_t padded, padded_bytes;	/* places replaced by padding, and their bytes */

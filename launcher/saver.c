@@ -154,11 +154,33 @@ static void count_threads(struct fxt_saved *s, const uint64_t *p, size_t words)
 	s->st.threads = s->nkoids;
 }
 
-/* Ticks per second for the provider's initialization record: its own, else the fallback. */
-static uint64_t tps_of(const struct fxt_saved *s, uint64_t fallback_tps)
+/* The provider's clock as its records say it: the pairs of its clock record and the ticks per
+ * second of its initialization record. Its own where it stored them: the start at its buffer's
+ * creation, the end and the rate once it stopped (stored before its state, release); else the
+ * manager's readings (a killed provider, one still running, a start not yet stored). */
+struct provider_clock {
+	struct fxt_clock_pair start, end;
+	uint64_t tps;
+};
+
+static struct provider_clock clock_of(const struct fxt_saved *s, const struct fxt_saver_clock *c)
 {
-	uint64_t tps = __atomic_load_n(&s->live->ticks_per_second, __ATOMIC_RELAXED);
-	return tps ? tps : fallback_tps;
+	const struct fxt_buf_hdr *h = s->live;
+	struct provider_clock pc = { .start = c->start, .end = c->now, .tps = c->tps };
+	struct fxt_clock_pair start = { __atomic_load_n(&h->clock_start.ticks, __ATOMIC_RELAXED),
+					__atomic_load_n(&h->clock_start.ns, __ATOMIC_RELAXED) };
+	if (start.ticks && start.ns)
+		pc.start = start;
+	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != FXT_BUF_STOPPED)
+		return pc;
+	struct fxt_clock_pair end = { __atomic_load_n(&h->clock_end.ticks, __ATOMIC_RELAXED),
+				      __atomic_load_n(&h->clock_end.ns, __ATOMIC_RELAXED) };
+	uint64_t tps = __atomic_load_n(&h->ticks_per_second, __ATOMIC_RELAXED);
+	if (end.ticks && end.ns)
+		pc.end = end;
+	if (tps)
+		pc.tps = tps;
+	return pc;
 }
 
 /* Durable bytes the provider reserved, bounded by the area. */
@@ -183,8 +205,9 @@ static void find_name(struct fxt_saved *s)
 	free(d);
 }
 
-/* The first bytes of a provider: info (named after its process), section, initialization. */
-static int prologue(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps)
+/* The first bytes of a provider: info (named after its process), section, initialization,
+ * clock. */
+static int prologue(struct fxt_out *o, struct fxt_saved *s, const struct fxt_saver_clock *clock)
 {
 	char name[256];
 	find_name(s);
@@ -192,23 +215,26 @@ static int prologue(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tp
 		snprintf(name, sizeof(name), "%s", s->name);
 	else
 		snprintf(name, sizeof(name), "pid %d", s->pid);
-	uint64_t rec[1 + 32];
+	struct provider_clock pc = clock_of(s, clock);
+	uint64_t rec[1 + 32 + 1 + 2 + FXT_CLOCK_WORDS];
 	int n = fxt_provider_info_write(rec, s->id, name, (uint32_t)strlen(name));
 	n += fxt_provider_section_write(rec + n, s->id);
 	s->init_at = o->bytes + (uint64_t)n * 8 + 8;
-	n += fxt_init_write(rec + n, tps_of(s, fallback_tps));
+	n += fxt_init_write(rec + n, pc.tps);
+	s->clock_at = o->bytes + (uint64_t)(n + FXT_CLOCK_WORDS - 4) * 8;	/* its last 4 words */
+	n += fxt_clock_write(rec + n, pc.start, pc.end);
 	return emit(o, rec, (size_t)n * 8);
 }
 
 /* Opens a run of this provider's records: the prologue once, else a section record. */
-static int open_section(struct fxt_out *o, struct fxt_saved *s, uint64_t fallback_tps,
-			int *opened)
+static int open_section(struct fxt_out *o, struct fxt_saved *s,
+			const struct fxt_saver_clock *clock, int *opened)
 {
 	if (*opened)
 		return 0;
 	*opened = 1;
 	if (!s->init_at)
-		return prologue(o, s, fallback_tps);
+		return prologue(o, s, clock);
 	uint64_t rec;
 	return emit(o, &rec, (size_t)fxt_provider_section_write(&rec, s->id) * 8);
 }
@@ -281,6 +307,34 @@ static long plan(struct fxt_saved *s, struct run **runs)
 	qsort(r, k, sizeof(*r), by_seq);
 	*runs = r;
 	return (long)k;
+}
+
+/* Circular: where the window kept begins, and how full the chunks kept are; for saying what was
+ * kept. Chunks are overwritten in claim order, except one a writer still holds (a quiet thread's
+ * chunk can be the oldest one kept): the window begins with the first record of the chunk
+ * claimed after the newest one overwritten (the first sequence after the last gap). Reads live
+ * words bounded by the runs (a reused chunk gives a wrong stamp, never a fault). */
+static void find_kept(struct fxt_saved *s, const struct run *r, size_t k)
+{
+	size_t after_gap = 0;
+	s->kept_chunks = k;
+	s->kept_words = 0;
+	s->kept_from = 0;
+	for (size_t j = 0; j < k; j++) {
+		s->kept_words += r[j].end - r[j].from;
+		if (r[j].seq != (j ? r[j - 1].seq + 1 : 1))
+			after_gap = j;
+	}
+	for (size_t j = after_gap; j < k && !s->kept_from; j++) {
+		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx) + 1;
+		for (size_t at = r[j].from, n; at < r[j].end && !s->kept_from; at += n) {
+			uint64_t h = __atomic_load_n(&c[at], __ATOMIC_RELAXED);
+			n = fxt_record_words(h);
+			if (!n || n > r[j].end - at)
+				break;
+			s->kept_from = fxt_archive_stamp(c + at, n);
+		}
+	}
 }
 
 /* Appends the planned runs: each copied straight into the write buffer, kept only if the chunk
@@ -376,8 +430,8 @@ static int copy_durable_past_holes(struct fxt_out *o, struct fxt_saved *s, size_
 	return rc;
 }
 
-static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_t fallback_tps,
-		int final)
+static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
+		const struct fxt_saver_clock *clock, int final)
 {
 	uint64_t start = o->bytes;
 	int opened = 0, rc = 0;
@@ -398,7 +452,7 @@ static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_
 							    durable_used(s) / 8);
 	int first = !s->init_at;
 	if (end > from || first || k || (final && durable_used(s) / 8 > end)) {
-		rc = open_section(o, s, fallback_tps, &opened);
+		rc = open_section(o, s, clock, &opened);
 		size_t done = from;
 		if (!rc)
 			rc = copy_durable(o, s, from, end, &done);
@@ -416,6 +470,11 @@ static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_
 	uint64_t stop = __atomic_load_n(&s->live->stop_ticks, __ATOMIC_ACQUIRE);
 	if (stop && (!cutoff || stop < cutoff))
 		cutoff = stop;
+	/* a snapshot trigger's cut of its thread's open calls belongs to that snapshot only */
+	uint64_t cut = __atomic_load_n(&s->live->snapshot_cut, __ATOMIC_ACQUIRE);
+	fxt_vet_skip_end(s->vet, cut && cut != cutoff ? cut : 0);
+	if (!rc && s->layout.mode == FXT_BUF_CIRCULAR)
+		find_kept(s, runs, (size_t)k);
 	if (!rc)
 		rc = copy_runs(o, s, runs, (size_t)k, cutoff);
 	free(runs);
@@ -424,9 +483,9 @@ static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff, uint64_
 }
 
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
-		   uint64_t fallback_tps)
+		   const struct fxt_saver_clock *clock)
 {
-	return save(o, s, cutoff, fallback_tps, 0);
+	return save(o, s, cutoff, clock, 0);
 }
 
 /* An instant: fxtauto's note that the provider's data ended early.
@@ -445,14 +504,78 @@ static int corrupt_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, ui
 	return fxt_event_write(dst, &e);
 }
 
+/* Circular: chunks taken over the whole run beyond those holding records now. */
+static uint64_t overwritten_chunks(const struct fxt_saved *s)
+{
+	uint64_t taken = __atomic_load_n(&s->live->next_chunk, __ATOMIC_RELAXED);
+	return taken > s->kept_chunks ? taken - s->kept_chunks : 0;
+}
+
+/* What a wrapped circular buffer kept, in its stats: about how many records it overwrote (its
+ * overwritten chunks, taken as full, times the records per chunk's worth of words kept) and the window
+ * kept, from its oldest record to `end`, of the whole one from its start. */
+static void kept_account(struct fxt_saved *s, uint64_t end, const struct fxt_saver_clock *clock)
+{
+	uint64_t chunks = overwritten_chunks(s), tps = clock_of(s, clock).tps;
+	s->st.overwritten_records =
+		s->kept_words ? (uint64_t)((double)chunks * (double)(s->layout.chunk_size / 8 - 1) *
+					   (double)s->st.events / (double)s->kept_words + 0.5)
+			      : 0;
+	/* live: stamped after the header was shared (attach may come first) */
+	uint64_t start = __atomic_load_n(&s->live->start_ticks, __ATOMIC_RELAXED);
+	uint64_t from = s->kept_from > start ? s->kept_from : start;
+	if (!tps || !start || end < from)
+		return;
+	s->st.kept_ns = (uint64_t)((double)(end - from) * 1e9 / (double)tps);
+	s->st.span_ns = (uint64_t)((double)(end - start) * 1e9 / (double)tps);
+}
+
+int fxt_saver_untraced(struct fxt_out *o, uint32_t id, const struct fxt_saver_clock *clock,
+		       int first, int pid, const char *name, const char *why)
+{
+	uint64_t rec[512], ts = clock->now.ticks;
+	int n = 0;
+	if (first) {
+		n += fxt_provider_info_write(rec, id, "fxtrun", 6);
+		n += fxt_provider_section_write(rec + n, id);
+		n += fxt_init_write(rec + n, clock->tps);
+		n += fxt_clock_write(rec + n, clock->start, clock->now);
+	}
+	struct fxt_kobj k = { .obj_type = FXT_OBJ_TYPE_PROCESS, .koid = (uint64_t)pid,
+			      .name = fxt_str_inl(name, (uint32_t)strnlen(name, 200)) };
+	n += fxt_kobj_write(rec + n, &k);
+	struct fxt_warg arg = fxt_arg_string(fxt_str_inl("reason", 6),
+					     fxt_str_inl(why, (uint32_t)strnlen(why, 1000)));
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl((uint64_t)pid, (uint64_t)pid),
+					    fxt_str_inl("fxtauto", 7),
+					    fxt_str_inl("process not traced", 18), ts);
+	e.args = &arg;
+	e.nargs = 1;
+	n += fxt_event_write(rec + n, &e);
+	return emit(o, rec, (size_t)n * 8);
+}
+
+/* The final ticks per second and clock pairs into the provider's initialization and clock
+ * records. */
+static int patch_clock(struct fxt_out *o, const struct fxt_saved *s,
+		       const struct fxt_saver_clock *clock)
+{
+	struct provider_clock pc = clock_of(s, clock);
+	const uint64_t words[4] = { pc.start.ticks, pc.start.ns, pc.end.ticks, pc.end.ns };
+	int rc = patch(o, s->init_at, pc.tps);
+	for (unsigned i = 0; i < 4 && !rc; i++)
+		rc = patch(o, s->clock_at + i * 8, words[i]);
+	return rc;
+}
+
 int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
-		     uint64_t fallback_tps)
+		     const struct fxt_saver_clock *clock)
 {
 	const struct fxt_buf_hdr *h = s->live;
 	uint64_t stop = __atomic_load_n(&h->stop_ticks, __ATOMIC_ACQUIRE);
 	if (cutoff && (!stop || cutoff < stop))
 		stop = cutoff;
-	int rc = save(o, s, stop, fallback_tps, 1);
+	int rc = save(o, s, stop, clock, 1);
 	uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
 	uint64_t wraps = __atomic_load_n(&h->wraps, __ATOMIC_RELAXED);
 	uint32_t reasons = __atomic_load_n(&h->drop_reasons, __ATOMIC_RELAXED);
@@ -480,7 +603,9 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		/* Circular mode that wrapped overwrote its oldest records: the archive says so. */
 		uint64_t rec[FXT_OUTFILE_TRAILER_WORDS + 64];
 		size_t cap = sizeof(rec) / 8;
-		uint64_t ts = stop ? stop : s->layout.start_ticks;
+		/* at the stop; else (killed, a snapshot) after its last record kept */
+		uint64_t last = s->vet ? fxt_vet_last_stamp(s->vet) : 0;
+		uint64_t ts = stop ? stop : last ? last : s->live->start_ticks;
 		int n = fxt_provider_section_write(rec, s->id);
 		n += fxt_provider_event_write(rec + n, s->id, FXT_PE_BUFFER_OVERFLOW);
 		int m = dropped || killed ? fxt_dropped_event_write(rec + n, cap - (size_t)n,
@@ -490,10 +615,17 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		n += m > 0 ? m : 0;
 		m = bad ? corrupt_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid, ts, bad) : 0;
 		n += m > 0 ? m : 0;
+		if (overwritten) {
+			kept_account(s, last, clock);
+			m = fxt_overwritten_event_write(rec + n, cap - (size_t)n, (uint64_t)s->pid,
+							ts, s->st.overwritten_records,
+							s->kept_from, overwritten_chunks(s));
+			n += m > 0 ? m : 0;
+		}
 		rc = emit(o, rec, (size_t)n * 8);
 	}
 	if (!rc && s->init_at)
-		rc = patch(o, s->init_at, tps_of(s, fallback_tps));
+		rc = patch_clock(o, s, clock);
 	s->st.bytes += o->bytes - start;
 	s->st.dropped = dropped;
 	s->st.drop_reasons = dropped ? reasons : 0;

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/outpath.h"
 #include "launcher/msg.h"
 #include "launcher/service.h"
 
@@ -77,6 +78,9 @@ void svc_reply(struct svc *v, int fd, int status, const struct svc_answer *a, co
 		r.drop_reasons = st->drop_reasons;
 		r.corrupt = (uint32_t)st->corrupt;
 		r.overwritten = st->overwritten;
+		r.overwritten_records = st->overwritten_records;
+		r.kept_ns = st->kept_ns;
+		r.span_ns = st->span_ns;
 	}
 	va_list ap;
 	va_start(ap, fmt);
@@ -145,6 +149,12 @@ void svc_control_read(struct svc *v, int fd)
 		forget(v, fd);
 		svc_trace_client_gone(v, fd);
 		svc_refuse(v, fd, "client", why);
+		return;
+	}
+	const char *bad_file;
+	if (file >= 0 && fxt_outfd_check(file, &bad_file) < 0) {
+		close(file);
+		svc_reply(v, fd, -EINVAL, NULL, "the archive file passed %s", bad_file);
 		return;
 	}
 	switch (type) {

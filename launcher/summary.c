@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client/client.h"
 #include "writer/outfile.h"
 
 void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, double secs,
@@ -22,9 +23,20 @@ void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, doubl
 		fprintf(stderr, ", %llu records DROPPED (%s)", (unsigned long long)st->dropped, why);
 	} else
 		fprintf(stderr, ", no records dropped");
-	if (st->overwritten)
-		fprintf(stderr, ", oldest records overwritten in %llu circular buffer%s",
-			(unsigned long long)st->overwritten, st->overwritten == 1 ? "" : "s");
+	if (st->overwritten) {
+		fprintf(stderr, ", OLDEST RECORDS OVERWRITTEN in %llu circular buffer%s (about "
+				"%llu records",
+			(unsigned long long)st->overwritten, st->overwritten == 1 ? "" : "s",
+			(unsigned long long)st->overwritten_records);
+		if (st->span_ns) {
+			char kept[32], span[32];
+			fprintf(stderr, "; %s the last %s of %s",
+				st->overwritten == 1 ? "it kept" : "the shortest kept",
+				fxt_time_fmt(kept, sizeof(kept), st->kept_ns),
+				fxt_time_fmt(span, sizeof(span), st->span_ns));
+		}
+		fputc(')', stderr);
+	}
 	if (st->saved)
 		fprintf(stderr, ", %.1f MB saved while running", (double)st->saved / 1e6);
 	if (st->untraced)

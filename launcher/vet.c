@@ -22,6 +22,8 @@ struct fxt_vet {
 	struct fxt_validator *val;
 	int bad;
 	char problem[200];
+	uint64_t last_stamp;		/* the latest stamp of a record kept */
+	uint64_t skip_end;		/* complete events ending then are left out (0: none) */
 };
 
 static const uint64_t nothing;
@@ -100,10 +102,15 @@ size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t of
 			break;
 		}
 		size_t n = (size_t)rec.words;
-		if (cutoff && fxt_archive_after(p + at, n, cutoff)) {
+		uint64_t stamp = fxt_archive_stamp(p + at, n);
+		if ((cutoff && stamp > cutoff) ||
+		    (v->skip_end && stamp == v->skip_end && rec.type == FXT_RT_EVENT &&
+		     rec.u.event.event_type == FXT_ET_DURATION_COMPLETE)) {
 			at += n;	/* left out: never fed to the validator */
 			continue;
 		}
+		if (stamp > v->last_stamp)
+			v->last_stamp = stamp;
 		rec.offset = offset + kept * 8;
 		rc = fxt_validator_add(v->val, &rec);
 		if (rc < 0) {
@@ -132,6 +139,16 @@ int fxt_vet_finish(struct fxt_vet *v)
 		return 0;
 	fxt_vet_fail(v, rc == -EBADMSG ? fxt_validator_problem(v->val)->msg : "out of memory");
 	return -1;
+}
+
+void fxt_vet_skip_end(struct fxt_vet *v, uint64_t ticks)
+{
+	v->skip_end = ticks;
+}
+
+uint64_t fxt_vet_last_stamp(const struct fxt_vet *v)
+{
+	return v->last_stamp;
 }
 
 const char *fxt_vet_problem(const struct fxt_vet *v)

@@ -41,6 +41,14 @@ void fxt_vet_fail(struct fxt_vet *v, const char *why);
 int fxt_vet_finish(struct fxt_vet *v);
 
 /* Why the provider's data ended early: one line, or NULL while all is well. */
+/* From now on, duration complete events ending exactly at ticks (0: none) are left out as if
+ * stamped after the cutoff: a snapshot trigger's cut of open calls (fxt_buf_hdr.snapshot_cut)
+ * in any save but that snapshot's. Fails: never. */
+void fxt_vet_skip_end(struct fxt_vet *v, uint64_t ticks);
+
+/* The latest stamp (fxt_archive_stamp()) of the records kept so far, 0 for none. Fails: never. */
+uint64_t fxt_vet_last_stamp(const struct fxt_vet *v);
+
 const char *fxt_vet_problem(const struct fxt_vet *v);
 
 #endif

@@ -100,6 +100,10 @@ struct fxtp_frame {
 
 #define FXTP_CACHE_SIZE 512u /* per-thread name cache entries, power of two */
 #define FXTP_JMPS 16u	      /* jmp_bufs remembered per thread (nonlocal.c) */
+/* t->nonlocal after a jump to a place not known (a jmp_buf not remembered, out of a signal
+ * handler): the next entry finds its own CFA on the stack (stack.c). Any other nonzero value is
+ * the stack pointer of a catching function at its catch: every frame below it is dead. */
+#define FXTP_NONLOCAL_SCAN UINTPTR_MAX
 struct fxtp_cache_ent {
 	uintptr_t fn;
 	uint64_t tag;	/* for this thread: see fxtp_tag_slow() */
@@ -111,7 +115,8 @@ struct fxtp_sigstate {
 	struct fxtp_frame *top, *limit, *base, *end, *depth_cap;
 	size_t below;
 	struct fxt_chunk_w w;
-	int in_tracer, nonlocal;
+	int in_tracer;
+	uintptr_t nonlocal;
 };
 
 #define FXTP_SIG_LEVELS 4u	/* nested signal handlers traced on their own state */
@@ -142,8 +147,9 @@ struct fxtp_thread {
 	int in_tracer;			/* the guard: only fxtp_enter/fxtp_leave touch it (and
 					 * limit, NULL while the guard is held) */
 	int dead;			/* past the key destructor, or setup failed: no tracing */
-	int nonlocal;			/* a longjmp or catch happened: exact repair at next entry
-					 * (nonlocal.c); limit stays NULL until then */
+	uintptr_t nonlocal;		/* 0, or the repair the next entry makes (limit stays
+					 * NULL until then) after a non-local exit (nonlocal.c):
+					 * FXTP_NONLOCAL_SCAN, or a C++ catch's stack pointer */
 	struct fxtp_frame *top;		/* next free frame */
 	struct fxtp_frame *limit;	/* entry takes the fast path below it: min(end, depth_cap),
 					 * base without TSC; NULL until set up, and while the

@@ -180,37 +180,34 @@ static int read_options(void)
 
 /* ---- clock ---- */
 
-/* A (ticks, ns) pair of the same instant: ticks is the midpoint of two reads around the clock
- * read, off by at most *width / 2 ticks; the narrowest of a few tries (a preempted try is
- * wide). Async-signal-safe. */
+/* A (ticks, ns) pair of the same instant: fxt_tsc_pair(); without a TSC, ticks are the clock
+ * itself: one read, exact (width 0). Async-signal-safe. */
 static void clock_pair(uint64_t *ticks, uint64_t *ns, uint64_t *width)
 {
-	*width = UINT64_MAX;
-	for (int i = 0; i < 8; i++) {
-		uint64_t a = fxtp_now(), n = fxt_mono_ns(), b = fxtp_now();
-		if (b - a < *width) {
-			*width = b - a;
-			*ticks = a + (b - a) / 2;
-			*ns = n;
-		}
+	if (!fxtp.use_tsc) {
+		*ticks = *ns = fxt_mono_ns();
+		*width = 0;
+		return;
 	}
+	fxt_tsc_pair(ticks, ns, width);
 }
 
-/* Ticks per second over [start, now]. The two pairs' error is at most (w0 + w1) / 2 ticks, so a
- * span of CALIBRATE_SPAN * (w0 + w1 + CALIBRATE_PAD) ticks bounds the rate's error by 1/8000
- * (the archive's must be within 0.1%): a process that ran that long (typically under 1 ms)
- * does not wait, a shorter one spins until then, and never past CALIBRATE_MIN_NS.
- * Async-signal-safe. */
-static uint64_t ticks_per_second(void)
+/* Ticks per second over [start, now], and in *end the pair it ends at (the end of the
+ * archive's clock record). The two pairs' error is at most (w0 + w1) / 2 ticks, so a span of
+ * CALIBRATE_SPAN * (w0 + w1 + CALIBRATE_PAD) ticks bounds the rate's error by 1/8000 (the
+ * archive's must be within 0.1%): a process that ran that long (typically under 1 ms) does not
+ * wait, a shorter one spins until then, and never past CALIBRATE_MIN_NS. Async-signal-safe. */
+static uint64_t ticks_per_second(struct fxt_clock_pair *end)
 {
+	uint64_t width;
+	do {
+		clock_pair(&end->ticks, &end->ns, &width);
+	} while (fxtp.use_tsc && end->ns - fxtp.t0_ns < CALIBRATE_MIN_NS &&
+		 end->ticks - fxtp.t0_ticks <
+			 CALIBRATE_SPAN * (fxtp_t0_width + width + CALIBRATE_PAD));
 	if (!fxtp.use_tsc)
 		return 1000000000ULL;
-	uint64_t ns, ticks, width;
-	do {
-		clock_pair(&ticks, &ns, &width);
-	} while (ns - fxtp.t0_ns < CALIBRATE_MIN_NS &&
-		 ticks - fxtp.t0_ticks < CALIBRATE_SPAN * (fxtp_t0_width + width + CALIBRATE_PAD));
-	return fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns);
+	return fxt_ticks_per_second(end->ticks - fxtp.t0_ticks, end->ns - fxtp.t0_ns);
 }
 
 /* Ticks that surely put two timestamps in different nanoseconds (fxtp_after): the TSC's
@@ -354,16 +351,21 @@ int fxtp_open_buffer(void)
 
 	fxtp_out_name(fxtp.name_seq, fxtp.out_path, sizeof(fxtp.out_path));
 
+	/* The clock record's start: read now, so that its two pairs bracket this buffer's
+	 * events closely (a registered process's constructor may be days before its trace). */
+	struct fxt_clock_pair start;
+	uint64_t width;
+	clock_pair(&start.ticks, &start.ns, &width);
 	/* Under fxtrun: the session's shared buffer file, in its mode (preload/provider.c);
 	 * else the archive file itself, growing (preload/standalone.c). */
 	void *m = NULL;
-	int rc = fxtp_provider_open(&fxtp.buf, &m, size, durable, FXT_BUF_DEFAULT_CHUNK);
+	int rc = fxtp_provider_open(&fxtp.buf, &m, size, durable, FXT_BUF_DEFAULT_CHUNK, start);
 	if (rc < 0)
 		return rc;
 	if (!m) {
 		/* The string area is reserved in the file: 1/32 of the size (2 MiB by default). */
 		rc = fxtp_standalone_open(&fxtp.buf, &m, &size, durable / 4, fxtp.out_path,
-					  fxtp.prog, fxtp.pid);
+					  fxtp.prog, fxtp.pid, start);
 		if (rc < 0)
 			return rc;
 	}
@@ -402,11 +404,14 @@ void fxtp_buffer_warm(void)
 
 void fxtp_refresh_tps(void)
 {
-	uint64_t ns, ticks, width;
-	clock_pair(&ticks, &ns, &width);
-	if (fxtp.use_tsc && ns - fxtp.t0_ns >= 1000000)
+	struct fxt_clock_pair now;
+	uint64_t width;
+	clock_pair(&now.ticks, &now.ns, &width);
+	if (fxtp.use_tsc && now.ns - fxtp.t0_ns >= 1000000)
 		fxt_outfile_set_tps(&fxtp.buf,
-				    fxt_ticks_per_second(ticks - fxtp.t0_ticks, ns - fxtp.t0_ns));
+				    fxt_ticks_per_second(now.ticks - fxtp.t0_ticks,
+							 now.ns - fxtp.t0_ns),
+				    &now);
 }
 
 /* ---- archive at exit ---- */
@@ -498,8 +503,7 @@ static void end_recording(uint32_t was, int from_signal, int final)
 	/* Whether the image has calls or events of its own (samples and context switches aside: a
 	 * wrapper waiting for its child is switched out too): one that has none (a shell or
 	 * wrapper) leaves its name to one that has (finish_standalone). */
-	fxtp.recorded = __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE) >
-				fxtp_sched_chunks() ||
+	fxtp.recorded = fxtp_sched_others(fxtp.buf.hdr, from_signal) ||
 			(self->base && self->top != self->base);
 	if (from_signal)
 		fxtp_sample_stop();
@@ -515,7 +519,9 @@ static void end_recording(uint32_t was, int from_signal, int final)
 	fxtp_spawn_flush(&others, now);
 	fxt_chunk_flush(&others);
 	fxtp.recorded |= __atomic_load_n(&fxtp.buf.hdr->next_chunk, __ATOMIC_ACQUIRE) != taken;
-	uint64_t tps = ticks_per_second();
+	struct fxt_clock_pair end;
+	uint64_t tps = ticks_per_second(&end);
+	fxtp.buf.hdr->clock_end = end;
 	fxtp.buf.hdr->ticks_per_second = tps;
 	if (!fxtp_provider_managed())	/* else the manager writes the archive from the buffer */
 		finish_standalone(now, tps);

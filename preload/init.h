@@ -37,8 +37,9 @@ void fxtp_out_name(int seq, char *buf, size_t size);
  * Fails: silently (pages then fault in as used). Thread-safe. */
 void fxtp_buffer_warm(void);
 
-/* Stores the ticks-per-second measured so far in a standalone archive file, so a killed run's
- * file carries a calibrated clock (`fxt recover`). Async-signal-safe. */
+/* Stores the ticks-per-second measured so far and the clock reading it ends at in a standalone
+ * archive file, so a killed run's file carries a calibrated clock (`fxt recover`).
+ * Async-signal-safe. */
 void fxtp_refresh_tps(void);
 
 #endif

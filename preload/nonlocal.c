@@ -1,10 +1,11 @@
 /* Non-local exits. setjmp/_setjmp/__sigsetjmp are interposed by tail-jumping trampolines (the
  * real function sees its caller's exact context) that remember, per thread, how many frames were
- * open for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
- * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered,
- * and __cxa_begin_catch (a C++ catch, after an unwind that clang-built frames leave without exit
- * hooks), mark the thread instead: its next entry closes the frames below the new call's CFA,
- * found from its return address on the stack (stack.c). A jump out of a signal handler ends the
+ * alive for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
+ * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered
+ * marks the thread instead: its next entry closes the frames below the new call's CFA, found from
+ * its return address on the stack (stack.c). __cxa_begin_catch (a C++ catch, after an unwind that
+ * clang-built frames leave without exit hooks) marks it with the catching function's stack
+ * pointer: its next entry closes the frames below that. A jump out of a signal handler ends the
  * handler's tracing level (siglevel.c): at once for a remembered jmp_buf, else at the next hook
  * whose stack pointer lies outside the handler's stack region. */
 /* SPDX-License-Identifier: MIT */
@@ -22,10 +23,13 @@
 __attribute__((visibility("hidden"))) void *fxtp_real_setjmp, *fxtp_real__setjmp,
 	*fxtp_real___sigsetjmp;
 
-/* Called by the trampolines before the tail jump: remembers env with the current depth.
- * Resolves the real functions on first use. Never fails. */
+/* Called by the trampolines before the tail jump: remembers env with the depth of the frames
+ * still alive, those whose sp is not below sp (the caller's stack pointer at its call of the
+ * setjmp: every frame below it is dead, left by a jump or an unwind whose repair is pending
+ * until the next entry; kept, a later jump to env would keep them too). Resolves the real
+ * functions on first use. Never fails. */
 __attribute__((visibility("hidden"), no_instrument_function, used)) void
-fxtp_setjmp_note(const void *env)
+fxtp_setjmp_note(const void *env, uintptr_t sp)
 {
 	if (!fxtp_real___sigsetjmp) {
 		fxtp_real_setjmp = dlsym(RTLD_NEXT, "setjmp");
@@ -42,18 +46,24 @@ fxtp_setjmp_note(const void *env)
 			slot = i;
 	if (slot == t->jmps_next)
 		t->jmps_next = (t->jmps_next + 1) % FXTP_JMPS;
-	t->jmps[slot].depth = (size_t)(t->top - t->base);
+	size_t depth = (size_t)(t->top - t->base);
+	if (sp >= t->stack_lo && sp < t->stack_hi)	/* else an alternate stack: no order */
+		while (depth && t->base[depth - 1].sp < sp)
+			depth--;
+	t->jmps[slot].depth = depth;
 	t->jmps[slot].level = t->siglevel;
 	t->jmps[slot].env = env;
 }
 
-/* Each trampoline keeps the argument registers, calls the note with a 16-byte aligned stack,
- * restores them and jumps to the real function: no frame of ours stays between. */
+/* Each trampoline keeps the argument registers, calls the note (env, the caller's stack pointer
+ * at its call) with a 16-byte aligned stack, restores them and jumps to the real function: no
+ * frame of ours stays between. */
 #define TRAMPOLINE(name)                                                                        \
 	__asm__(".globl " #name "\n"                                                            \
 		".type " #name ", @function\n" #name ":\n"                                      \
 		"	push %rdi\n"                                                            \
 		"	push %rsi\n"                                                            \
+		"	lea 24(%rsp), %rsi\n"                                                   \
 		"	sub $8, %rsp\n"                                                         \
 		"	call fxtp_setjmp_note\n"                                                \
 		"	add $8, %rsp\n"                                                         \
@@ -65,14 +75,15 @@ TRAMPOLINE(setjmp);
 TRAMPOLINE(_setjmp);
 TRAMPOLINE(__sigsetjmp);
 
-/* Makes the thread's next entry hook run the CFA repair (stack.c); the fast path sees a NULL
- * limit. Nothing while inside the tracer (the guard's own use of limit). */
-static void mark(void)
+/* Makes the thread's next entry hook run the repair `how` (FXTP_NONLOCAL_SCAN or a catch's
+ * stack pointer: stack.c); the fast path sees a NULL limit. Nothing while inside the tracer
+ * (the guard's own use of limit). */
+static void mark(uintptr_t how)
 {
 	struct fxtp_thread *t = &fxtp_self;
 	if (!t->base || t->in_tracer)
 		return;
-	t->nonlocal = 1;
+	t->nonlocal = how;
 	if (t->siglevel)
 		t->sigjump = 1;	/* maybe out of the handler: its level pops at the next hook */
 	t->limit = NULL;
@@ -103,7 +114,7 @@ static void jumping(const void *env)
 		return;
 	}
 	fxtp_leave(t);
-	mark();
+	mark(FXTP_NONLOCAL_SCAN);
 }
 
 /* Resolves and calls a real jump function; they cannot fail, and libc always has them. */
@@ -154,9 +165,12 @@ static void *(*begin_catch(void))(void *)
 	return real;
 }
 
+/* Called by the catching function's landing pad: its CFA is that function's stack pointer at the
+ * call that threw, above every frame the unwind left and not above the catching function's
+ * own frame (nor those inlined into it), whatever alloca did in between. */
 FXTP_EXPORT void *__cxa_begin_catch(void *exc)
 {
-	mark();
+	mark((uintptr_t)__builtin_dwarf_cfa());
 	fxtp_real_init();
 	void *(*real)(void *) = begin_catch();
 	if (!real)

@@ -323,7 +323,7 @@ static int leaves_nothing(const struct fxt_buf *b, int recorded, int at_exec)
 		return 0;
 	uint64_t taken = __atomic_load_n(&b->hdr->next_chunk, __ATOMIC_ACQUIRE);
 	if (__atomic_load_n(own_word(), __ATOMIC_ACQUIRE) & FXT_NT_WRAPPER)
-		return taken <= fxtp_sched_chunks();
+		return !fxtp_sched_others(b->hdr, 1);
 	return copy && !taken;
 }
 

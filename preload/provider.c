@@ -324,7 +324,7 @@ void fxtp_provider_end(int remove)
 }
 
 int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
-		       uint32_t chunk_size)
+		       uint32_t chunk_size, struct fxt_clock_pair clock_start)
 {
 	int child = prov.read;	/* second call: a fork child (or a START's buffer) */
 	if (!prov.read)
@@ -386,6 +386,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	b->hdr->backed = b->hdr->chunks_off;
 	b->back_durable = fxtp_grow_durable;
 	b->hdr->ppid = (uint32_t)getppid();	/* before STARTED: the manager's /proc read is late */
+	b->hdr->clock_start = clock_start;
 	fxt_policy_install(b, &policy, &manager_ops);
 	fxtp_grow_start(b, NULL);
 	atomic_store(&acks, 0);

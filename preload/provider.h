@@ -15,13 +15,13 @@
 
 /* Makes this process's buffer when fxtrun manages the session: creates the session file
  * "<pid>.<n>.buf" (0600), maps it shared, lays the buffer out in the session's mode with its
- * policy, connects to the manager and sends STARTED. The first call (constructor) reads the
- * environment; under --no-follow it also removes the tracer from LD_PRELOAD so children run
- * untraced. Returns 1 (b and *map set), 0 (no session: the caller makes a standalone buffer),
+ * policy and clock_start (writer/buffer.h) in its header, connects to the manager and sends
+ * STARTED. The first call (constructor) reads the environment; under --no-follow it also
+ * removes the tracer from LD_PRELOAD so children run untraced. Returns 1 (b and *map set), 0 (no session: the caller makes a standalone buffer),
  * -ECANCELED (a fork child under --no-follow: do not trace), or -errno.
  * Not thread-safe: constructor or fork child only. */
 int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t durable,
-		       uint32_t chunk_size);
+		       uint32_t chunk_size, struct fxt_clock_pair clock_start);
 
 /* Why dir (FXT_SESSION) is not an fxtrun session directory: not a directory of ours with mode
  * 0700 holding the manager's socket (a stray FXT_SESSION=/tmp made buffer files there for no

@@ -17,7 +17,8 @@
  * quarter full (or 100 ms pass), runs with every signal blocked and the guard held, is created
  * before the events (so its own switches are not recorded), and writes with its own chunk
  * writer. Ring overflow (PERF_RECORD_LOST) is counted as dropped records. A fork child starts
- * over (atfork); the exit flush drains what is left (fxtp_sched_stop); a registered process's
+ * over (atfork: the parent's rings are not mapped in it, so they are closed, never unmapped);
+ * the exit flush drains what is left (fxtp_sched_stop); a registered process's
  * STOP drains and pauses them, its next START resumes them into the new buffer. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -102,8 +103,9 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 	return fd < 0 ? fd : fxtp_fd_high(fd);
 }
 
-/* The event of one CPU; returns its fd or -1 (errno). */
-static int open_cpu(int cpu, int clockid)
+/* The event of one CPU, waking the reader once `wakeup` bytes are in its ring; returns its fd
+ * or -1 (errno). */
+static int open_cpu(int cpu, int clockid, uint32_t wakeup)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -119,6 +121,7 @@ static int open_cpu(int cpu, int clockid)
 	a.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2 */
 	a.exclude_hv = 1;
 	a.watermark = 1;
+	a.wakeup_watermark = wakeup;
 	if (clockid >= 0) {
 		a.use_clockid = 1;
 		a.clockid = clockid;
@@ -132,28 +135,39 @@ static int open_cpu(int cpu, int clockid)
 	return fd;
 }
 
-/* Maps fd's ring (1 + pages pages) with a wakeup at a quarter of it; halves pages on EPERM. */
-static int map_ring(struct ring *r, unsigned pages)
+/* Opens cpu's event and maps its ring (1 + pages pages), waking the reader at a quarter of it
+ * (the kernel's default is half: a busy machine that runs the reader late then overflows the
+ * ring sooner). The wakeup is fixed at open, so a ring the mlock limit refuses (EPERM, ENOMEM)
+ * is opened again with half the pages. Returns 0 or -1 (errno; r->fd -1). */
+static int open_ring(struct ring *r, int cpu, int clockid)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	for (; pages >= 1; pages /= 2) {
+	for (unsigned pages = RING_PAGES_MAX; pages >= 1; pages /= 2) {
 		size_t size = (size_t)(pages + 1) * (size_t)psz;
+		r->fd = open_cpu(cpu, clockid, (uint32_t)(pages * (size_t)psz / 4));
+		if (r->fd < 0)
+			return -1;
 		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 		if (m != MAP_FAILED) {
 			r->pg = m;
 			r->map_size = size;
 			return 0;
 		}
-		if (errno != EPERM && errno != ENOMEM)
+		int err = errno;
+		close(r->fd);
+		r->fd = -1;
+		errno = err;
+		if (err != EPERM && err != ENOMEM)
 			break;
 	}
 	return -1;
 }
 
-static void close_rings(void)
+/* Closes every ring's event; unmaps the rings when `mapped` (they are this process's). */
+static void drop_rings(int mapped)
 {
 	for (int i = 0; S.rings && i < S.ncpu; i++) {
-		if (S.rings[i].pg)
+		if (S.rings[i].pg && mapped)
 			munmap(S.rings[i].pg, S.rings[i].map_size);
 		fxtp_fd_close(&S.rings[i].fd);
 	}
@@ -171,25 +185,18 @@ static int open_rings(int clockid)
 		return -ENOMEM;
 	for (int c = 0; c < S.ncpu; c++) {
 		struct ring *r = &S.rings[c];
-		r->fd = open_cpu(c, clockid);
-		if (r->fd < 0) {
+		if (open_ring(r, c, clockid) < 0) {
 			if (errno != ENODEV && errno != EINVAL)	/* offline CPU: skipped */
 				err = errno;
 			else if (!err)
 				err = errno;
 			continue;
 		}
-		if (map_ring(r, RING_PAGES_MAX) < 0) {
-			err = errno;
-			close(r->fd);
-			r->fd = -1;
-			continue;
-		}
 		fxtp_fd_keep(&r->fd);	/* a daemon closing every descriptor keeps it */
 		got++;
 	}
 	if (!got) {
-		close_rings();
+		drop_rings(1);
 		return -(err ? err : ENODEV);
 	}
 	return 0;
@@ -425,7 +432,7 @@ static void start(void)
 	} else {
 		rc = open_rings(-1);
 		if (rc == 0 && !(S.use_tsc_conv = tsc_conversion(first_ring()->pg))) {
-			close_rings();
+			drop_rings(1);
 			rc = open_rings(CLOCK_MONOTONIC);
 		}
 	}
@@ -460,7 +467,11 @@ void fxtp_sched_fork_child(void)
 	if (!fxtp_settings.sched || !fxtp_running())
 		return;
 	int saved = errno;
-	close_rings();
+	/* The parent's rings: their descriptors are inherited, their mappings are not (perf's
+	 * mmap is VM_DONTCOPY). Their addresses are free here, and the child's own buffer, mapped
+	 * just before (fork.c), may already lie over them: unmapping them would cut holes in it
+	 * (its writers then wrote into the rings mapped next, or died of SIGBUS). */
+	drop_rings(0);
 	fxtp_fd_close(&S.efd);
 	fxtp_fd_close(&S.epfd);
 	S.on = 0;
@@ -507,9 +518,15 @@ void fxtp_sched_pause(void)
 	errno = saved;
 }
 
-uint64_t fxtp_sched_chunks(void)
+uint64_t fxtp_sched_others(const struct fxt_buf_hdr *h, int from_signal)
 {
-	return __atomic_load_n(&S.chunks, __ATOMIC_RELAXED);
+	int locked = S.on && (from_signal ? pthread_mutex_trylock(&S.lock) == 0
+					  : pthread_mutex_lock(&S.lock) == 0);
+	uint64_t mine = __atomic_load_n(&S.chunks, __ATOMIC_ACQUIRE);
+	uint64_t taken = __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);
+	if (locked)
+		pthread_mutex_unlock(&S.lock);
+	return taken > mine ? taken - mine : 0;
 }
 
 void fxtp_sched_stop(int from_signal)

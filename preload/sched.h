@@ -33,10 +33,12 @@ void fxtp_sched_stop(int from_signal);
  * fxtp_sched_start() starts a new reader. Fails: silently. Not thread-safe (thread.c). */
 void fxtp_sched_end(void);
 
-/* Chunks of the current buffer that hold context switches (taken by the reader or a drain):
- * they say nothing of whether the program recorded calls or events of its own (init.c). Fails:
- * never. Thread-safe, async-signal-safe. */
-uint64_t fxtp_sched_chunks(void);
+/* The chunks taken in the current buffer (header h) other than those holding context
+ * switches (taken by the reader or a drain, which say nothing of whether the program recorded
+ * calls or events of its own: init.c, outname.c). Both counts are read under the reader's
+ * lock, so a chunk the reader took is never counted as the program's (from_signal: tried,
+ * else read as they are). Fails: never. Thread-safe, async-signal-safe with from_signal. */
+uint64_t fxtp_sched_others(const struct fxt_buf_hdr *h, int from_signal);
 
 /* The tid of the latest context switch reader thread (0: none started), known once
  * fxtp_sched_start() returns: a thread of the tracer's, not the program's (exec.c counts the

@@ -218,7 +218,7 @@ void fxtp_sig_unwind(struct fxtp_thread *t, uintptr_t sp, uint64_t now)
 		if (sp >= l->lo && sp < l->hi)
 			break;
 		fxtp_sig_pop_to(t, t->siglevel - 1, now);
-		t->nonlocal = 1;	/* the restored state's frames left by the jump: repaired */
+		t->nonlocal = FXTP_NONLOCAL_SCAN;	/* the restored state's frames left by the jump */
 	}
 	if (t->siglevel)
 		t->sigjump = 1;		/* still inside a handler: a later call may leave it */

@@ -151,6 +151,28 @@ __attribute__((no_sanitize_address)) static uintptr_t call_cfa(const struct fxtp
 	return 0;
 }
 
+/* Closes the frames a non-local exit left (t->nonlocal, nonlocal.c) once a call of fn at sp
+ * from site begins. After a catch: the frames below the catching function's stack pointer. After
+ * a jump to a place not known: the frames entered below the new call's CFA, but for one of
+ * another function at the very same sp and call site: the frame this call is inlined into (-O2;
+ * its site is that frame's caller, so cfa is that frame's too). That exception needs the equal
+ * sp: a call inlined after an alloca has a lower one, and then closes the frame it is inlined
+ * into (a catch never relies on it: its stack pointer is known). */
+static void close_left(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site)
+{
+	uintptr_t how = t->nonlocal;
+	t->nonlocal = 0;
+	int scan = how == FXTP_NONLOCAL_SCAN;
+	uintptr_t below = scan ? call_cfa(t, sp, site)
+			  : how >= t->stack_lo && how < t->stack_hi ? how : 0;
+	uint64_t now = fxtp_now();
+	while (t->top > t->base && t->top[-1].sp < below &&
+	       !(scan && t->top[-1].sp == sp && t->top[-1].site == site && t->top[-1].fn != fn)) {
+		t->top--;
+		write_to(t, &t->w, t->top, now);
+	}
+}
+
 int fxtp_join(struct fxtp_thread *t)
 {
 	uint32_t word = __atomic_load_n(&fxtp_state, __ATOMIC_ACQUIRE);
@@ -176,22 +198,12 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 		fxtp_sig_unwind(t, sp, fxtp_now());	/* may set nonlocal */
 	if (t->deferred && !t->siglevel)
 		fxtp_sig_drain(t, 1);
-	if (t->nonlocal) {
-		t->nonlocal = 0;
-		uintptr_t cfa = call_cfa(t, sp, site);
-		uint64_t now = fxtp_now();
-		/* Dead: frames entered below the new call's CFA, but for one of another function
-		 * at the very same sp and call site: the frame this call is inlined into (-O2;
-		 * its site is that frame's caller, so cfa is that frame's too). */
-		while (cfa && t->top > t->base && t->top[-1].sp < cfa &&
-		       !(t->top[-1].sp == sp && t->top[-1].site == site && t->top[-1].fn != fn)) {
-			t->top--;
-			write_to(t, &t->w, t->top, now);
-		}
-	}
+	if (t->nonlocal)
+		close_left(t, fn, sp, site);
 	/* A trigger's function is never in the name cache: its every entry comes here. */
 	struct fxtp_cache_ent *c = &t->cache[(fn >> 4) & (FXTP_CACHE_SIZE - 1)];
-	if (c->fn != fn && fxtp_trigger_running(t, fn))
+	int trigger = c->fn != fn ? fxtp_trigger_running(t, fn) : FXTP_TRIGGER_NONE;
+	if (trigger == FXTP_TRIGGER_PAUSED)
 		goto out;	/* a stop trigger: this call is not recorded */
 	struct fxtp_frame *f = t->top;
 	if (f >= t->end && !(f = fxtp_stack_grow(t)))
@@ -212,6 +224,8 @@ static __attribute__((noinline)) void enter_running(struct fxtp_thread *t, uintp
 	f->tag = tag;
 	t->top = f + 1;
 	f->start = fxtp_after(f[-1].start, fxtp_now());
+	if (trigger == FXTP_TRIGGER_FIRE)
+		fxtp_trigger_snapshot(t);
 out:
 	fxtp_leave(t);
 }

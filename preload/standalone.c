@@ -90,7 +90,8 @@ static int create(const char *out_path)
 }
 
 int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64_t durable,
-			 const char *out_path, const char *name, pid_t pid)
+			 const char *out_path, const char *name, pid_t pid,
+			 struct fxt_clock_pair clock_start)
 {
 	int fd = create(out_path);
 	if (fd < 0)
@@ -106,7 +107,7 @@ int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64
 		rc = fxtp_grow_initial(first);
 	if (!rc)
 		rc = fxt_outfile_init(b, &outfile, m, window, durable, FXT_BUF_DEFAULT_CHUNK,
-				      (uint64_t)pid, name, 0);
+				      (uint64_t)pid, name, 0, clock_start);
 	close(fd);
 	if (rc < 0) {
 		if (m != MAP_FAILED)
@@ -278,7 +279,7 @@ void fxtp_standalone_finish(struct fxt_buf *b, uint64_t cutoff, uint64_t ticks_p
 	struct fxt_buf_hdr *h = b->hdr;
 	fxt_outfile_stop(b);
 	fxtp_grow_stop();	/* nothing grows the file after this but the finish */
-	fxt_outfile_set_tps(b, ticks_per_second);
+	fxt_outfile_set_tps(b, ticks_per_second, &h->clock_end);
 	/* Chunks are taken in file order, each backed first: the first `taken` are all there. */
 	uint64_t chunks = fxt_buf_slots_used(b);
 	uint64_t taken = __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE);

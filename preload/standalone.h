@@ -13,14 +13,16 @@
 
 #include "writer/buffer.h"
 
-/* Creates the file and lays a growing buffer out in it: map and map_size receive the mapping (a
- * large window of address space; the file grows inside it). Fails: -errno (nothing left
+/* Creates the file and lays a growing buffer out in it, clock_start in its clock record: map
+ * and map_size receive the mapping (a large window of address space; the file grows inside it). Fails: -errno (nothing left
  * behind). Not thread-safe: constructor or fork child. */
 int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64_t durable,
-			 const char *out_path, const char *name, pid_t pid);
+			 const char *out_path, const char *name, pid_t pid,
+			 struct fxt_clock_pair clock_start);
 
-/* Finishes the file in place (open chunks and the durable tail become FXT, events stamped after
- * cutoff left out, the trailer with the drop count), truncates it and renames it to out_path
+/* Finishes the file in place (ticks per second and the header's clock_end into its
+ * initialization and clock records, open chunks and the durable tail become FXT, events
+ * stamped after cutoff left out, the trailer with the drop count), truncates it and renames it to out_path
  * (NULL: it stays <out>.part, finished, for preload/outname.c to name). Prints one line when
  * records were dropped, and one when the file cannot be written. Async-signal-safe; once per
  * buffer. */

@@ -16,6 +16,7 @@
 #include "preload/init.h"
 #include "preload/names.h"
 #include "preload/registry.h"
+#include "preload/stack.h"
 
 static struct {
 	uintptr_t fn;
@@ -60,16 +61,21 @@ uint32_t fxtp_trigger_kind(uintptr_t fn)
 	return 0;
 }
 
-/* Tells the manager that a trigger of `kind` fired now. */
-static void fired(uint32_t kind)
+/* Tells the manager that a trigger of `kind` fired at ticks. */
+static void fired_at(uint32_t kind, uint64_t ticks)
 {
 	struct fxt_msg_triggered m = {
 		.h = { FXT_MSG_TRIGGERED, FXT_REGISTRY_VERSION, sizeof(m) },
 		.session = session,
-		.ticks = fxtp_now(),
+		.ticks = ticks,
 		.kind = kind,
 	};
 	fxtp_registry_send(&m, sizeof(m));
+}
+
+static void fired(uint32_t kind)
+{
+	fired_at(kind, fxtp_now());
 }
 
 int fxtp_trigger_armed(struct fxtp_thread *t, uintptr_t fn)
@@ -94,10 +100,19 @@ int fxtp_trigger_running(struct fxtp_thread *t, uintptr_t fn)
 			fxtp_pause(t->run_key, t->siglevel == 0);
 			fired(FXT_TRIGGER_STOP);
 		}
-		return 1;
+		return FXTP_TRIGGER_PAUSED;
 	}
 	if (kind == FXT_TRIGGER_SNAPSHOT &&
 	    !__atomic_exchange_n(&snapshot_sent, 1, __ATOMIC_ACQ_REL))
-		fired(FXT_TRIGGER_SNAPSHOT);
-	return 0;
+		return FXTP_TRIGGER_FIRE;
+	return FXTP_TRIGGER_NONE;
+}
+
+void fxtp_trigger_snapshot(struct fxtp_thread *t)
+{
+	uint64_t now = fxtp_now();
+	__atomic_store_n(&fxtp.buf.hdr->snapshot_cut, now, __ATOMIC_RELEASE);
+	for (const struct fxtp_frame *f = t->top; f-- > t->base;)
+		fxtp_write_frame(t, &t->w, f, now);
+	fired_at(FXT_TRIGGER_SNAPSHOT, now);
 }

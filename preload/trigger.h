@@ -32,9 +32,24 @@ uint32_t fxtp_trigger_kind(uintptr_t fn);
  * Async-signal-safe; no guard needed. */
 int fxtp_trigger_armed(struct fxtp_thread *t, uintptr_t fn);
 
+/* What an entry of a trigger's function does while recording (fxtp_trigger_running()). */
+enum fxtp_trigger_action {
+	FXTP_TRIGGER_NONE = 0,
+	FXTP_TRIGGER_PAUSED = 1,	/* a stop trigger: the call is not recorded */
+	FXTP_TRIGGER_FIRE = 2,		/* the trace's first snapshot trigger: push the call's
+					 * frame, then fxtp_trigger_snapshot() */
+};
+
 /* An entry of fn (not in t's name cache) while t records: a stop trigger pauses recording
- * (every open frame closed now) and returns 1 (the call is not recorded); a snapshot trigger
- * tells the manager (once per trace) and returns 0. Guard held, t joined. Async-signal-safe. */
+ * (every open frame closed now) and returns FXTP_TRIGGER_PAUSED; the first snapshot trigger of
+ * the trace returns FXTP_TRIGGER_FIRE; else FXTP_TRIGGER_NONE. Guard held, t joined.
+ * Async-signal-safe. */
 int fxtp_trigger_running(struct fxtp_thread *t, uintptr_t fn);
+
+/* Fires a snapshot trigger whose call's frame t just pushed: t's open frames (that call on top,
+ * the chain that led to it below) are written as complete events ending now and left open (the
+ * snapshot's archive is cut at now: their real ends come later and are left out), then the
+ * manager is told (TRIGGERED at now). Guard held, t joined. Async-signal-safe. */
+void fxtp_trigger_snapshot(struct fxtp_thread *t);
 
 #endif

@@ -26,6 +26,8 @@ struct fxt_provider {
 	uint32_t id;
 	struct fxt_sv name;
 	uint64_t ticks_per_second;	/* 0 until an initialization record */
+	struct fxt_clock clock;		/* its latest clock record, if has_clock */
+	int has_clock;
 	struct fxt_sv **strpages;	/* NULL, or FXT_STRPAGES pages (NULL: none registered) */
 	struct fxt_threads *threads;	/* NULL until a thread record */
 };

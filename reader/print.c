@@ -142,10 +142,16 @@ int fxt_print_record(FILE *f, const struct fxt_record *rec)
 			 rec->u.event.event_type != FXT_ET_DURATION_END)
 			fprintf(f, " id=%" PRIu64, rec->u.event.id);
 		break;
-	case FXT_RT_BLOB:
+	case FXT_RT_BLOB: {
+		struct fxt_clock c;
 		fprintf(f, " type=%u size=%u name=", rec->u.blob.blob_type, rec->u.blob.size);
 		put_str(f, rec->u.blob.name);
+		if (fxt_record_clock(rec, &c))
+			fprintf(f, " start_ticks=%" PRIu64 " start_ns=%" PRIu64 " end_ticks=%" PRIu64
+				   " end_ns=%" PRIu64,
+				c.start_ticks, c.start_ns, c.end_ticks, c.end_ns);
 		break;
+	}
 	case FXT_RT_USERSPACE_OBJECT:
 		fprintf(f, " pointer=0x%" PRIx64 " process=%" PRIu64 " name=", rec->u.uobj.pointer,
 			rec->u.uobj.process_koid);

@@ -354,9 +354,30 @@ COLD int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 	if (!fxt_cursor_bytes(c, rec->u.blob.size, &data))
 		return fxt_fail(r, "blob payload of %u bytes runs past the record end", rec->u.blob.size);
 	rec->u.blob.data = data;
-	if (check_padding(r, data, rec->u.blob.size, "a blob payload"))
+	if (check_padding(r, data, rec->u.blob.size, "a blob payload") ||
+	    check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE))
 		return -1;
-	return check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE) ? -1 : 1;
+	/* fxtauto's clock record: the provider's clock from now on */
+	struct fxt_sv name = rec->u.blob.name;
+	if (name.len != sizeof(FXT_CLOCK_NAME) - 1 || memcmp(name.s, FXT_CLOCK_NAME, name.len))
+		return 1;
+	if (!fxt_record_clock(rec, &r->cur->clock))
+		return violation(r, "clock record of %u bytes, blob type %u (32 bytes of type 1 expected)",
+				 rec->u.blob.size, rec->u.blob.blob_type) ? -1 : 1;
+	r->cur->has_clock = 1;
+	return 1;
+}
+
+int fxt_record_clock(const struct fxt_record *rec, struct fxt_clock *clock)
+{
+	if (rec->type != FXT_RT_BLOB || rec->u.blob.blob_type != FXT_BT_DATA ||
+	    rec->u.blob.size != FXT_CLOCK_BYTES || rec->u.blob.name.len != sizeof(FXT_CLOCK_NAME) - 1 ||
+	    memcmp(rec->u.blob.name.s, FXT_CLOCK_NAME, sizeof(FXT_CLOCK_NAME) - 1))
+		return 0;
+	uint64_t w[4];
+	memcpy(w, rec->u.blob.data, sizeof(w));	/* little-endian, as every FXT word */
+	*clock = (struct fxt_clock){ w[0], w[1], w[2], w[3] };
+	return 1;
 }
 
 COLD int read_uobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)

@@ -1,5 +1,6 @@
 /* Per-provider string and thread tables of the reader, provider lookup by id (open addressing),
- * provider names, UTF-8 validation and tick-to-nanosecond conversion. Tables are allocated at
+ * provider names, UTF-8 validation and tick-to-nanosecond conversion (by the initialization
+ * record, and to CLOCK_MONOTONIC by the clock record). Tables are allocated at
  * their first registration (a 256-slot page of strings, the 255-slot thread table), so an
  * archive naming many providers costs a few words per provider. One reader per thread. */
 /* SPDX-License-Identifier: MIT */
@@ -19,6 +20,7 @@ static void provider_clear(struct fxt_provider *p)
 	p->strpages = NULL;
 	p->threads = NULL;
 	p->ticks_per_second = 0;
+	p->has_clock = 0;
 }
 
 static size_t slot_of(uint32_t id, size_t cap)
@@ -123,6 +125,34 @@ uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks)
 	if (tps == 0 || tps == 1000000000ULL)
 		return ticks;
 	return (uint64_t)((unsigned __int128)ticks * 1000000000ULL / tps);
+}
+
+/* The point at ticks on the line through (t0, n0) of slope num / den ns per tick (den > 0),
+ * clamped to [0, 2^64 - 1]: |ticks - t0| < 2^64 and num < 2^64, so the product fits 128 bits. */
+static uint64_t on_line(uint64_t t0, uint64_t n0, uint64_t ticks, uint64_t num, uint64_t den)
+{
+	int after = ticks >= t0;
+	unsigned __int128 q = (unsigned __int128)(after ? ticks - t0 : t0 - ticks) * num / den;
+	if (after)
+		return q > UINT64_MAX - n0 ? UINT64_MAX : n0 + (uint64_t)q;
+	return q > n0 ? 0 : n0 - (uint64_t)q;
+}
+
+int fxt_reader_mono_ns(const struct fxt_reader *r, uint64_t ticks, uint64_t *ns)
+{
+	const struct fxt_provider *p = r->cur;
+	if (!p || !p->has_clock) {
+		*ns = fxt_reader_ticks_to_ns(r, ticks);
+		return 0;
+	}
+	const struct fxt_clock *c = &p->clock;
+	if (c->end_ticks > c->start_ticks && c->end_ns > c->start_ns)
+		*ns = on_line(c->start_ticks, c->start_ns, ticks, c->end_ns - c->start_ns,
+			      c->end_ticks - c->start_ticks);
+	else
+		*ns = on_line(c->start_ticks, c->start_ns, ticks, 1000000000ULL,
+			      p->ticks_per_second ? p->ticks_per_second : 1000000000ULL);
+	return 1;
 }
 
 int fxt_utf8_valid(const char *str, uint32_t len)

@@ -552,15 +552,29 @@ static int sv_is(struct fxt_sv v, const char *s)
 	return v.len == n && memcmp(v.s, s, n) == 0;
 }
 
-int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records)
+/* Whether rec is the fxtauto instant `name`: its uint64 argument `arg` through *value (0 when
+ * absent); 1 when it is the instant and has the argument. */
+static int fxtauto_count(const struct fxt_record *rec, const char *name, const char *arg,
+			 uint64_t *value)
 {
 	if (rec->type != FXT_RT_EVENT || rec->u.event.event_type != FXT_ET_INSTANT ||
-	    !sv_is(rec->u.event.category, "fxtauto") || !sv_is(rec->u.event.name, "records dropped"))
+	    !sv_is(rec->u.event.category, "fxtauto") || !sv_is(rec->u.event.name, name))
 		return 0;
 	for (unsigned i = 0; i < rec->nargs; i++)
-		if (sv_is(rec->args[i].name, "records") && rec->args[i].type == FXT_AT_UINT64) {
-			*records = rec->args[i].v.u64;
+		if (sv_is(rec->args[i].name, arg) && rec->args[i].type == FXT_AT_UINT64) {
+			*value = rec->args[i].v.u64;
 			return 1;
 		}
 	return 0;
+}
+
+int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records)
+{
+	return fxtauto_count(rec, "records dropped", "records", records);
+}
+
+int fxt_record_overwritten(const struct fxt_record *rec, uint64_t *records, uint64_t *kept_from)
+{
+	return fxtauto_count(rec, "records overwritten", "records", records) &&
+	       fxtauto_count(rec, "records overwritten", "kept_from", kept_from);
 }

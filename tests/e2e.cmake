@@ -115,10 +115,13 @@ foreach(cc ${FXT_E2E_COMPILERS})
 		"s-exit-pthread=s-exit pthread_exit" "s-crash=s-crash segv"
 		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill"
 		"s-recurse=s-recurse")
-	# Recursion whose exit hooks are tail-jumped to, under fxtrun too (its own buffers).
-	fxt_e2e(e2e-${cc}-s-recurse-fxtrun s-recurse ${FXT_PROGS_DIR}/${cc}/s-recurse)
-	set_tests_properties(e2e-${cc}-s-recurse-fxtrun PROPERTIES
-		ENVIRONMENT FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun)
+	# Recursion whose exit hooks are tail-jumped to, and exceptions caught in recursion with
+	# alloca, under fxtrun too (its own buffers).
+	foreach(prog s-recurse s-throw)
+		fxt_e2e(e2e-${cc}-${prog}-fxtrun ${prog} ${FXT_PROGS_DIR}/${cc}/${prog})
+		set_tests_properties(e2e-${cc}-${prog}-fxtrun PROPERTIES
+			ENVIRONMENT FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun)
+	endforeach()
 endforeach()
 # A load address reused by another library: s-dlreuse loads liba, libb (same layout, other
 # names: same address) and liba again, built beside it in each gcc variant.

@@ -4,7 +4,7 @@
 find_program(BASH bash REQUIRED)
 set(FXT_RPROGS_DIR ${CMAKE_CURRENT_BINARY_DIR}/rprogs)
 foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-exit r-forks
-		r-scribble r-daemon)
+		r-scribble r-daemon r-clock)
 	add_executable(rprog-${name} progs/${name}.c)
 	target_compile_options(rprog-${name} PRIVATE -finstrument-functions -O0 -g -pthread -Wall
 		-Wextra $<$<BOOL:${FXT_WERROR}>:-Werror>)

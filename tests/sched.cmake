@@ -17,6 +17,11 @@ target_link_libraries(c-sched PRIVATE Threads::Threads)
 add_executable(sched-s-exit ${CMAKE_CURRENT_SOURCE_DIR}/progs/s-exit.c)
 target_compile_options(sched-s-exit PRIVATE -O0 -g -finstrument-functions)
 target_link_libraries(sched-s-exit PRIVATE Threads::Threads)
+# Preloaded after libfxtauto.so by sched.bats: sentinels at the parent's perf ring addresses in
+# a fork child, which the tracer's fork handler must leave alone (progs/lib-fork-sentinel.c).
+add_library(fork-sentinel MODULE ${CMAKE_CURRENT_SOURCE_DIR}/progs/lib-fork-sentinel.c)
+target_compile_options(fork-sentinel PRIVATE -Wall -Wextra)
+target_link_libraries(fork-sentinel PRIVATE Threads::Threads)
 set(s_out ${CMAKE_CURRENT_BINARY_DIR}/sched-out)
 file(MAKE_DIRECTORY ${s_out})
 set(s_run ${CMAKE_CURRENT_SOURCE_DIR}/sched/run.sh $<TARGET_FILE:fxtauto> $<TARGET_FILE:fxt>
@@ -29,6 +34,7 @@ find_program(S_BATS bats)
 if(S_BATS)
 	add_test(NAME sched-bats COMMAND ${CMAKE_COMMAND} -E env LIB=$<TARGET_FILE:fxtauto>
 		FXT=$<TARGET_FILE:fxt> FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun PROG=$<TARGET_FILE:c-sched>
-		EXIT_PROG=$<TARGET_FILE:sched-s-exit> ${S_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/sched.bats)
+		SENTINEL=$<TARGET_FILE:fork-sentinel> EXIT_PROG=$<TARGET_FILE:sched-s-exit>
+		${S_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/sched.bats)
 	set_tests_properties(sched-bats PROPERTIES LABELS nosan TIMEOUT 120)
 endif()

@@ -26,13 +26,18 @@ size_t fxt_archive_valid_prefix(const uint64_t *p, size_t words)
 	return at * 8;
 }
 
-int fxt_archive_after(const uint64_t *p, uint64_t n, uint64_t cutoff)
+uint64_t fxt_archive_stamp(const uint64_t *p, uint64_t n)
 {
 	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[0]);
 	if ((type != FXT_RT_EVENT && type != FXT_RT_LOG) || n < 2)
 		return 0;
-	if (p[1] > cutoff)
-		return 1;
-	return type == FXT_RT_EVENT && n >= 3 &&
-	       fxt_field_get(FXT_EVENT_TYPE, p[0]) == FXT_ET_DURATION_COMPLETE && p[n - 1] > cutoff;
+	if (type == FXT_RT_EVENT && n >= 3 &&
+	    fxt_field_get(FXT_EVENT_TYPE, p[0]) == FXT_ET_DURATION_COMPLETE && p[n - 1] > p[1])
+		return p[n - 1];
+	return p[1];
+}
+
+int fxt_archive_after(const uint64_t *p, uint64_t n, uint64_t cutoff)
+{
+	return fxt_archive_stamp(p, n) > cutoff;
 }

@@ -1,5 +1,5 @@
 /* Walking the records of a buffer's areas (writer/archive.c): the valid prefix of a run of
- * records, and whether a record was stamped after a stop time. Pure code, no I/O, no malloc:
+ * records, and when a record happened (after a stop time or not). Pure code, no I/O, no malloc:
  * the preload calls it from fatal-signal handlers. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_WRITER_ARCHIVE_H
@@ -10,8 +10,12 @@
 
 #include "writer/buffer.h"
 
-/* Whether the n-word record at p happened after cutoff: an event or log record stamped later (a
- * duration complete event counts by its end). Fails: never. Thread-safe. */
+/* When the n-word record at p happened: an event's or log record's timestamp (a duration complete
+ * event's end, the later of its two), 0 for other records. Fails: never. Thread-safe. */
+uint64_t fxt_archive_stamp(const uint64_t *p, uint64_t n);
+
+/* Whether the n-word record at p happened after cutoff (fxt_archive_stamp() later). Fails:
+ * never. Thread-safe. */
 int fxt_archive_after(const uint64_t *p, uint64_t n, uint64_t cutoff);
 
 /* Bytes of records at the start of [p, p + words): stops at the first zero header, a record of

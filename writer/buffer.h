@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "writer/records.h"
+
 /*
  * Layout (all offsets from the start of the mapping, all little-endian, 8-byte aligned):
  *
@@ -31,7 +33,7 @@
  * sequence order (oneshot: sequence = index + 1).
  */
 #define FXT_BUF_MAGIC 0x3146554254584655ULL /* "UFXTBUF1" little-endian */
-#define FXT_BUF_VERSION 2u
+#define FXT_BUF_VERSION 3u
 #define FXT_BUF_HDR_SIZE 4096u
 #define FXT_BUF_MIN_CHUNK 256u		/* bytes; chunk sizes are multiples of 8 */
 #define FXT_BUF_DEFAULT_CHUNK 32768u
@@ -59,7 +61,10 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_SWITCHES = 1u << 7,	/* context switches the kernel's ring lost (overflow) */
 	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
 	FXT_DROP_CUT = 1u << 9,		/* a snapshot of a running process: its calls open at the
-					 * cut are not ended there (nothing was lost) */
+					 * cut are not in it (nothing was lost), but a snapshot
+					 * trigger's thread's chain (preload/trigger.c) */
+	FXT_DROP_MANAGER_KILLED = 1u << 10, /* the trace manager was killed: what it had not saved
+					   * is lost (fxt recover of its archive says so) */
 };
 
 /* Stopped flag values of fxt_buf_hdr.state. */
@@ -87,6 +92,10 @@ struct fxt_buf_hdr {
 	uint64_t start_ticks;		/* timestamp of buffer creation */
 	uint64_t stop_ticks;		/* 0, or when the writer stopped: events ending later were
 					 * written by threads still running then, and are left out */
+	/* The clock at the buffer's creation, stored before the buffer is shared (a manager that
+	 * finds it zero, reading a buffer not yet announced, uses a reading of its own), and a
+	 * later one stored with ticks_per_second ({0, 0} before): the archive's clock record. */
+	struct fxt_clock_pair clock_start, clock_end;
 
 	/* Bytes of the durable area handed out: fetch-add by the record size (bounded by
 	 * durable_size, 2^64 never reached). relaxed: the record's own header store (release)
@@ -114,6 +123,10 @@ struct fxt_buf_hdr {
 	/* Standalone: who takes FXT_OUTPUT among the processes this one started (the word of
 	 * preload/outname.c, shared by them through this page). */
 	_Atomic uint64_t name_tree;
+	/* The ticks of the snapshot trigger this writer fired (0: none): its thread's open calls
+	 * were written ending then, for that snapshot's archive only (preload/trigger.c); any
+	 * other save of the buffer leaves out the complete events ending exactly then. */
+	_Atomic uint64_t snapshot_cut;
 };
 
 _Static_assert(sizeof(struct fxt_buf_hdr) <= FXT_BUF_HDR_SIZE, "header fits its page");

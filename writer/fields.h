@@ -126,6 +126,9 @@ enum fxt_event_type {
 #define FXT_BLOB_SIZE FXT_BITS(32, 46)
 #define FXT_BLOB_TYPE FXT_BITS(48, 55)
 enum fxt_blob_type { FXT_BT_DATA = 1, FXT_BT_LAST_BRANCH = 2, FXT_BT_PERFETTO = 3 };
+/* fxtauto's clock record: a data blob of this name, 32 bytes (writer/records.h, docs/FORMAT.md) */
+#define FXT_CLOCK_NAME "fxt-clock"
+#define FXT_CLOCK_BYTES 32u
 
 /* ---- userspace object record ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#userspace-object-record */

@@ -151,7 +151,7 @@ static const struct fxt_buf_policy grow_policy = { fxt_outfile_take, fxt_outfile
 
 int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size,
 		     uint64_t durable_size, uint32_t chunk_size, uint64_t pid, const char *name,
-		     uint64_t ticks_per_second)
+		     uint64_t ticks_per_second, struct fxt_clock_pair clock_start)
 {
 	uint64_t *w = mem;
 	size_t at = 0;
@@ -166,6 +166,7 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 	at += (size_t)fxt_provider_section_write(w + at, o->provider_id);
 	o->init_off = (uint32_t)(at + 1) * 8;
 	at += (size_t)fxt_init_write(w + at, ticks_per_second ? ticks_per_second : 1000000000ULL);
+	at += (size_t)fxt_clock_write(w + at, clock_start, (struct fxt_clock_pair){ 0, 0 });
 	/* The blob fills the rest of the page; its payload holds the buffer header. */
 	size_t blob = FXT_BUF_HDR_SIZE / 8 - at;
 	struct fxt_str nm = fxt_str_inl(BLOB_NAME, sizeof(BLOB_NAME) - 1);
@@ -185,16 +186,35 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 					 fxt_field_prep(FXT_BLOB_TYPE, FXT_BT_DATA),
 			 __ATOMIC_RELEASE);
 	b->hdr->ticks_per_second = ticks_per_second;
+	b->hdr->clock_start = clock_start;
 	b->policy = &grow_policy;
 	b->ctx = o;
 	return 0;
 }
 
-void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second)
+/* Stores pair p at dst (two words) so that a process killed between the stores leaves a pair
+ * readers refuse (ticks 0) rather than half of each. */
+static void store_pair(struct fxt_clock_pair *dst, struct fxt_clock_pair p)
+{
+	__atomic_store_n(&dst->ticks, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&dst->ns, p.ns, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&dst->ticks, p.ticks, __ATOMIC_RELAXED);
+}
+
+void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second,
+			 const struct fxt_clock_pair *end)
 {
 	const struct fxt_outfile *o = b->ctx;
 	__atomic_store_n((uint64_t *)(b->base + o->init_off), ticks_per_second, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->hdr->ticks_per_second, ticks_per_second, __ATOMIC_RELAXED);
+	if (!end)
+		return;
+	/* The clock record follows the initialization record (2 words) */
+	store_pair((struct fxt_clock_pair *)(b->base + o->init_off + (1 + FXT_CLOCK_END_WORD) * 8),
+		   *end);
+	store_pair(&b->hdr->clock_end, *end);
 }
 
 /* ---- finishing ---- */
@@ -313,6 +333,23 @@ int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint6
 	return fxt_event_write(dst, &e);
 }
 
+int fxt_overwritten_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+				uint64_t records, uint64_t kept_from, uint64_t chunks)
+{
+	struct fxt_warg args[3] = {
+		fxt_arg_uint64(fxt_str_inl("records", 7), records),
+		fxt_arg_uint64(fxt_str_inl("kept_from", 9), kept_from),
+		fxt_arg_uint64(fxt_str_inl("chunks", 6), chunks),
+	};
+	struct fxt_event e = fxt_ev_instant(fxt_thread_inl(pid, pid), fxt_str_inl("fxtauto", 7),
+					    fxt_str_inl("records overwritten", 19), ts);
+	e.args = args;
+	e.nargs = 3;
+	if (fxt_event_words(&e) > dst_words)
+		return -EINVAL;
+	return fxt_event_write(dst, &e);
+}
+
 uint32_t fxt_outfile_trailer(const struct fxt_buf *b, uint32_t provider_id, uint64_t ts,
 			     uint64_t *dst)
 {
@@ -346,7 +383,9 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 		"string table full", "record larger than a chunk",
 		"the process was killed (open calls and flows cut)",
 		"context switches lost: the kernel's ring overflowed", "file size limit",
-		"cut by a snapshot of the running process (its open calls are not ended there)",
+		"cut by a snapshot of the running process (calls open at the cut are not in it, "
+		"but a snapshot trigger's own chain: ended there)",
+		"the trace manager was killed (what it had not saved yet is lost)",
 	};
 	size_t n = 0;
 	if (!size)
@@ -361,8 +400,8 @@ void fxt_drop_reasons_str(uint32_t reasons, char *buf, size_t size)
 
 /* ---- attaching to a file ---- */
 
-/* The prologue of page (magic, provider info, section, initialization, then the blob holding
- * the header) and the header's own fields; *id and *init_off receive the provider id and the
+/* The prologue of page (magic, provider info, section, initialization, clock, then the blob
+ * holding the header) and the header's own fields; *id and *init_off receive the provider id and the
  * offset of the ticks-per-second word. 0, -EINVAL or -EPROTONOSUPPORT. */
 static int check_page(const void *page, uint32_t *id, uint32_t *init_off)
 {
@@ -373,8 +412,15 @@ static int check_page(const void *page, uint32_t *id, uint32_t *init_off)
 	fxt_magic_write(&magic);
 	if (w[0] != magic)
 		return -EINVAL;
+	/* The layout version first: an older file's prologue differs (no clock record). */
+	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)page +
+								   FXT_OUTFILE_HDR_OFF);
+	if (h->magic != FXT_BUF_MAGIC)
+		return -EINVAL;
+	if (h->version != FXT_BUF_VERSION)
+		return -EPROTONOSUPPORT;
 	size_t at = 1;
-	for (int i = 0; i < 4 && at < FXT_BUF_HDR_SIZE / 8; i++) {
+	for (int i = 0; i < 5 && at < FXT_BUF_HDR_SIZE / 8; i++) {
 		uint64_t h = w[at], n = fxt_record_words(h);
 		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
 		if (!n || at + n > FXT_BUF_HDR_SIZE / 8)
@@ -388,16 +434,12 @@ static int check_page(const void *page, uint32_t *id, uint32_t *init_off)
 			return -EINVAL;
 		if (i == 2)
 			*init_off = (uint32_t)(at + 1) * 8;
-		if (i == 3 && (type != FXT_RT_BLOB || (at + n) * 8 != FXT_BUF_HDR_SIZE))
+		if (i == 3 && (type != FXT_RT_BLOB || n != FXT_CLOCK_WORDS))
+			return -EINVAL;
+		if (i == 4 && (type != FXT_RT_BLOB || (at + n) * 8 != FXT_BUF_HDR_SIZE))
 			return -EINVAL;
 		at += n;
 	}
-	const struct fxt_buf_hdr *h = (const struct fxt_buf_hdr *)((const uint8_t *)page +
-								   FXT_OUTFILE_HDR_OFF);
-	if (h->magic != FXT_BUF_MAGIC)
-		return -EINVAL;
-	if (h->version != FXT_BUF_VERSION)
-		return -EPROTONOSUPPORT;
 	if (h->mode != FXT_BUF_GROWING || h->hdr_off != FXT_OUTFILE_HDR_OFF ||
 	    h->durable_off != FXT_BUF_HDR_SIZE || (h->durable_size & 7) ||
 	    h->durable_size > FXT_OUTFILE_MAX_DURABLE ||

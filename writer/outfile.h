@@ -19,7 +19,8 @@
  *
  *   [0, 4096)        the prologue, plain FXT: magic number record, provider info (the process
  *                    name), provider section, initialization record (ticks per second: an
- *                    estimate while running, the calibrated value once finished), and one
+ *                    estimate while running, the calibrated value once finished), the clock
+ *                    record (writer/records.h: its end pair follows the calibration), and one
  *                    raw-data blob named "fxt-buffer" that fills the page; its payload holds
  *                    struct fxt_buf_hdr at FXT_OUTFILE_HDR_OFF (counters, sizes, state) and
  *                    the open-chunk table at FXT_OUTFILE_SLOTS_OFF: one word per chunk a
@@ -65,7 +66,7 @@ struct fxt_outfile {
  * Fails: -EINVAL (sizes, as fxt_buf_init()). Not thread-safe: before the buffer is shared. */
 int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t size,
 		     uint64_t durable_size, uint32_t chunk_size, uint64_t pid, const char *name,
-		     uint64_t ticks_per_second);
+		     uint64_t ticks_per_second, struct fxt_clock_pair clock_start);
 
 /* The growing policy (fxt_outfile_init() installs it; a caller may wrap release): take hands out
  * the next chunk in file order once o->back() backed it (NULL: stopped, window full, or the file
@@ -73,9 +74,13 @@ int fxt_outfile_init(struct fxt_buf *b, struct fxt_outfile *o, void *mem, size_t
 uint64_t *fxt_outfile_take(struct fxt_buf *b);
 void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end);
 
-/* Stores a ticks-per-second value in the prologue's initialization record and the header.
- * Fails: never. Thread-safe (a racing reader sees the old or the new value). */
-void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second);
+/* Stores a ticks-per-second value in the prologue's initialization record and the header, and
+ * the clock reading it was calibrated up to (NULL: the one stored is kept) as the end pair of
+ * the prologue's clock record and the header's clock_end.
+ * Fails: never. Thread-safe (a racing reader sees the old or the new value, or an end pair of
+ * ticks 0, which readers refuse). */
+void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second,
+			 const struct fxt_clock_pair *end);
 
 /* The size in words of the committed durable record whose header is d[at] (words: the durable
  * area's size), else 0: none committed there (zero header), a size running past the area, or,
@@ -134,6 +139,13 @@ const struct fxt_buf_hdr *fxt_outfile_header(const void *page);
  * the reason bits. Fails: -EINVAL if dst_words is too small. */
 int fxt_dropped_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
 			    uint64_t records, uint32_t reasons);
+
+/* Words of the "records overwritten" event of a circular buffer that wrapped (written by the
+ * manager, the only writer of circular buffers): ts, pid, about how many records were
+ * overwritten, the stamp of the oldest record kept and the chunks overwritten. Fails: -EINVAL if
+ * dst_words is too small. */
+int fxt_overwritten_event_write(uint64_t *dst, size_t dst_words, uint64_t pid, uint64_t ts,
+				uint64_t records, uint64_t kept_from, uint64_t chunks);
 
 /* The words naming drop reasons ("buffer full", "manager did not answer"...), comma-separated,
  * into buf. Fails: never (cut to size). Thread-safe. */

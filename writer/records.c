@@ -369,6 +369,18 @@ int fxt_blob_write(uint64_t *dst, const struct fxt_blob *b)
 	return (int)n;
 }
 
+int fxt_clock_write(uint64_t *dst, struct fxt_clock_pair start, struct fxt_clock_pair end)
+{
+	uint64_t pairs[4] = { start.ticks, start.ns, end.ticks, end.ns };
+	struct fxt_blob b = { .name = fxt_str_inl(FXT_CLOCK_NAME, sizeof(FXT_CLOCK_NAME) - 1),
+			      .type = FXT_BT_DATA, .data = pairs, .size = sizeof(pairs) };
+	_Static_assert(sizeof(pairs) == FXT_CLOCK_BYTES &&
+			       1 + (sizeof(FXT_CLOCK_NAME) - 1 + 7) / 8 + 4 == FXT_CLOCK_WORDS &&
+			       FXT_CLOCK_END_WORD == FXT_CLOCK_WORDS - 2,
+		       "the clock record's size and the place of its end pair");
+	return fxt_blob_write(dst, &b);
+}
+
 /* ---- userspace object record ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#userspace-object-record */
 

@@ -253,6 +253,20 @@ int fxt_provider_event_write(uint64_t *dst, uint32_t provider_id /* 32 bits */,
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#initialization-record */
 int fxt_init_write(uint64_t *dst, uint64_t ticks_per_second);
 
+/* ---- fxtauto's clock record (docs/FORMAT.md): a blob record of type data named "fxt-clock"
+ * whose 32-byte payload is two clock pairs, little-endian u64: start ticks, start ns, end
+ * ticks, end ns (CLOCK_MONOTONIC). Written after each initialization record; the end pair
+ * (words FXT_CLOCK_END_WORD and FXT_CLOCK_END_WORD + 1 of the record) is {0, 0} until known
+ * and may be rewritten in place, as the ticks per second are. ---- */
+struct fxt_clock_pair {
+	uint64_t ticks;	/* the writers' clock: TSC cycles, or CLOCK_MONOTONIC ns without a TSC */
+	uint64_t ns;	/* CLOCK_MONOTONIC at the same instant */
+};
+#define FXT_CLOCK_WORDS 7u	/* header, the name (2 words), the payload (4) */
+#define FXT_CLOCK_END_WORD 5u
+int fxt_clock_write(uint64_t *dst /* FXT_CLOCK_WORDS words */, struct fxt_clock_pair start,
+		    struct fxt_clock_pair end);
+
 /* ---- string record: s cut to 32000 bytes (UTF-8 boundary) ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-record */
 uint32_t fxt_string_words(const char *s, uint32_t len);

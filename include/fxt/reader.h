@@ -206,10 +206,37 @@ struct fxt_sv fxt_reader_provider_name(const struct fxt_reader *r, uint32_t prov
  * (1 tick = 1 ns when there is none, as the spec says). */
 uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
 
+/* fxtauto's clock record (docs/FORMAT.md "The clock"): a blob of type data named "fxt-clock"
+ * after a provider's initialization record, holding two readings of the provider's clock
+ * (ticks) and of CLOCK_MONOTONIC (ns), each taken at one instant; the end reading is {0, 0}
+ * (or has ticks 0) when the writer did not store one. */
+struct fxt_clock {
+	uint64_t start_ticks, start_ns;
+	uint64_t end_ticks, end_ns;
+};
+
+/* Whether rec is a clock record: 1 and *clock set, else 0 (a blob of that name whose size or
+ * type differs is not one: STRICT reading reports it). Fails: never. Thread-safe. */
+int fxt_record_clock(const struct fxt_record *rec, struct fxt_clock *clock);
+
+/* Converts ticks to CLOCK_MONOTONIC nanoseconds with the current provider's latest clock
+ * record: on the line through its two readings when the end one is later in both clocks, else
+ * from its start reading at the initialization record's rate. Exact integer arithmetic; a
+ * result below 0 or past 2^64 - 1 ns is clamped. Returns 1 (*ns set), or 0 when the provider
+ * has no clock record (*ns = fxt_reader_ticks_to_ns()). Fails: never. */
+int fxt_reader_mono_ns(const struct fxt_reader *r, uint64_t ticks, uint64_t *ns);
+
 /* Whether rec is fxtauto's count of dropped records (an instant event of category "fxtauto"
  * named "records dropped", written once per provider that dropped records, beside its "buffer
  * full" provider event): 1 and *records set, else 0. Fails: never. Thread-safe. */
 int fxt_record_dropped(const struct fxt_record *rec, uint64_t *records);
+
+/* Whether rec is fxtauto's account of a circular buffer that wrapped (an instant event of
+ * category "fxtauto" named "records overwritten", written once per such provider at its end):
+ * 1 with *records the estimated number of records overwritten (chunks overwritten times the
+ * records per kept chunk) and *kept_from the stamp of the oldest record kept, else 0. Fails:
+ * never. Thread-safe. */
+int fxt_record_overwritten(const struct fxt_record *rec, uint64_t *records, uint64_t *kept_from);
 
 /* ---- Semantic validation (reader/validate.c) ----
  * The rules that span records, fed one decoded record at a time in archive order: the magic

@@ -173,9 +173,9 @@ dropped() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "fxt recover: plain.part: not an fxtauto archive file (too short)" ]
 	"$FXTRUN" -o managed.fxt "$RPROGS/r-phases" 100000 2>/dev/null
-	run "$FXT" recover managed.fxt
+	run "$FXT" recover managed.fxt	# fxtrun's finished archive: not a killed run's
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"not the file of a standalone fxtauto run"* ]]
+	[[ "$output" == *"not a killed run's file: an FXT archive not named FILE.part"* ]]
 	run "$FXT" recover
 	[ "$status" -eq 2 ]
 }
@@ -192,4 +192,7 @@ dropped() {
 	[[ "$stderr" == *"1 process NOT TRACED (File too large: no buffer; first: pid "[0-9]*" r-forks)"* ]]
 	[[ "$stderr" != *"statically linked"* ]]
 	"$FXT" check -q u.fxt
+	# and the archive says it: the process and why
+	"$FXT" dump u.fxt | grep -E 'kernel_object obj_type=1 koid=[0-9]+ name="r-forks"'
+	"$FXT" dump u.fxt | grep -F 'name="process not traced" args{"reason":string="no trace buffer: File too large"}'
 }

@@ -27,7 +27,7 @@ setup() {
 	inputs ok.fxt
 	cp ok.fxt before.fxt
 	for f in ok.fxt cut.fxt bad.fxt; do
-		expect_exit 1 "not the file of a standalone fxtauto run" recover $f
+		expect_exit 1 "not a killed run's file: an FXT archive not named FILE.part" recover $f
 		[ -z "$output" ]
 	done
 	cmp ok.fxt before.fxt

@@ -89,6 +89,10 @@ daemon() {
 	run --separate-stderr timeout 60 "$FXTRUN" -o s.fxt env -u LD_PRELOAD "$RPROGS/r-daemon" close 10
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *", 1 process NOT TRACED after an exec without LD_PRELOAD (first: pid "[0-9]*", $RPROGS/r-daemon)."* ]]
+	"$FXT" check s.fxt
+	"$FXT" dump s.fxt | grep -F "name=\"process not traced\" args{\"reason\":string=\"it exec'd $RPROGS/r-daemon without LD_PRELOAD\"}"
+	"$FXT" dump s.fxt | grep -E 'provider_info provider=[0-9]+ name="fxtrun"'
+	"$FXT" report s.fxt | grep -Fx "note: 1 process ran untraced (fxt dump shows which and why): the figures miss its calls"
 	# an exec that fails takes its note back
 	run --separate-stderr timeout 60 "$FXTRUN" -o f.fxt sh -c 'env -u LD_PRELOAD ./nothere; true'
 	[ "$status" -eq 0 ]

@@ -290,6 +290,22 @@ term_manager() {
 	echo "$output" | grep "a manager is running already"
 }
 
+@test "an archive file passed that cannot be one (appending, with content, read-only, a pipe) is refused with one line" {
+	fake alpha 2
+	timeout 10 "$FXT" start --mode circular
+	cd "$W"
+	for kind in append full rdonly pipe; do
+		run timeout 20 "$POKE" control file-$kind
+		echo "$kind: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "the archive file passed "* ]]
+	done
+	# the trace still runs and ends with a good file
+	run timeout 30 "$FXT" stop -o "$W/a.fxt"
+	[ "$status" -eq 0 ]
+	"$FXT" check "$W/a.fxt"
+}
+
 @test "off-contract packets on both sockets are refused; the manager still answers" {
 	fake alpha 2
 	for kind in short version size type big noterm pid twice nohello; do

@@ -3,7 +3,8 @@
 """One-for-one check of `fxt json` against the archive, decoded here independently of the
 project's reader: walks the FXT records
 (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format) with per-provider string and thread
-tables and tick rates, and builds the multiset of (phase, name, pid, tid, ts in ns) for every
+tables, tick rates and clock records (docs/FORMAT.md: a provider's "fxt-clock" blob makes its times
+CLOCK_MONOTONIC), and builds the multiset of (phase, name, pid, tid, ts in ns) for every
 event, log and process/thread kernel object record (a name repeated for the same koid counts
 once; a `log` instant at the time and thread of the log record just before it is the record's
 mirror for Perfetto and counts not); the JSON events must be the same multiset.
@@ -24,7 +25,7 @@ def archive_events(path):
     data = open(path, "rb").read()
     words = struct.unpack("<%dQ" % (len(data) // 8), data[: len(data) // 8 * 8])
     out = collections.Counter()
-    strings, threads, tps = {}, {}, {}
+    strings, threads, tps, clocks = {}, {}, {}, {}
     prov = 0
     pos = 0
     knames = {}
@@ -42,7 +43,12 @@ def archive_events(path):
 
     def ns(ticks):
         rate = tps.get(prov, 10**9)
-        return ticks * 10**9 // rate
+        if prov not in clocks:
+            return ticks * 10**9 // rate
+        t0, n0, t1, n1 = clocks[prov]
+        num, den = (n1 - n0, t1 - t0) if t1 > t0 and n1 > n0 else (10**9, rate)
+        q = abs(ticks - t0) * num // den  # rounded toward the start reading, as the reader
+        return min(n0 + q, 2**64 - 1) if ticks >= t0 else max(n0 - q, 0)
 
     while pos < len(words):
         h = words[pos]
@@ -54,6 +60,11 @@ def archive_events(path):
         prev_log, last_log = last_log, None
         if rtype == 0 and field(h, 16, 19) in (1, 2):
             prov = field(h, 20, 51)
+            if field(h, 16, 19) == 1:
+                clocks.pop(prov, None)  # a provider info record starts it afresh
+        elif rtype == 5 and field(h, 16, 31) == 0x8009 and field(h, 32, 46) == 32 \
+                and field(h, 48, 55) == 1 and data[p * 8: p * 8 + 9] == b"fxt-clock":
+            clocks[prov] = words[p + 2: p + 6]
         elif rtype == 1:
             tps[prov] = words[p]
         elif rtype == 2:

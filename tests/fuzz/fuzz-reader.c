@@ -124,6 +124,8 @@ static struct pass read_all(const void *data, size_t size, unsigned flags)
 		check_views(&rec);
 		fxt_print_record(devnull, &rec);
 		fxt_reader_ticks_to_ns(r, rec.u.event.ts);
+		uint64_t mono;
+		fxt_reader_mono_ns(r, rec.u.event.ts, &mono);
 		fxt_reader_provider_name(r, rec.provider_id);
 		if (v) {
 			uint64_t before = fxt_validator_summary(v)->warnings;

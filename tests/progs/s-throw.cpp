@@ -1,10 +1,18 @@
 /* A C++ exception thrown through several instrumented frames, 100 times. gcc calls the exit
  * hooks while unwinding, clang does not: the tracer must close the unwound frames itself.
+ * Then recursion with alloca (as gcc -O3 built difftest seed 13): each level of holder(4)
+ * allocas, catches an exception of its own and of a callee's, and after each catch calls a
+ * function inlined into it (always_inline: at -O0 too), whose hooks have holder's call site and
+ * the sp alloca lowered; the first entry after a catch closes the frames the unwind left.
  * Plain structs only (no library templates), so every instrumented function is listed here.
  * Calls: main 1, sx::catcher(int) 100, sx::inner(int) 400,
- * sx::Thrower<int>::fire(int) const 100, sx::handled(sx::Boom const&) 100. */
+ * sx::Thrower<int>::fire(int) const 110, sx::handled(sx::Boom const&) 100,
+ * sx::holder(int) 5 (main -> 1, holder -> 4), holder -> sx::absorb(int) 5,
+ * holder -> sx::note(int) 10, holder -> sx::toss(int) 5, toss -> fire 5, absorb -> fire 5. */
 /* SPDX-License-Identifier: MIT */
+#include <alloca.h>
 #include <cstdio>
+#include <cstring>
 
 namespace sx {
 struct Boom {
@@ -41,6 +49,48 @@ static int catcher(int i)
 	}
 	return -1;
 }
+
+static volatile int sink;
+
+__attribute__((always_inline)) static inline void note(int n)
+{
+	sink += n;
+}
+
+/* Not inlined: clang calls no exit hook for a function inlined into the catching one and left by
+ * the throw, and its frame has the catching function's sp and site, as an inlined call after
+ * the catch has (both stay open). */
+__attribute__((noinline)) static void toss(int n)
+{
+	Thrower<int>().fire(n);
+}
+
+__attribute__((noinline)) static void absorb(int n)
+{
+	try {
+		Thrower<int>().fire(n + 1);
+	} catch (const Boom &b) {
+		sink += b.depth;
+	}
+}
+
+__attribute__((noinline)) static void holder(int n)
+{
+	if (n > 0)
+		holder(n - 1);
+	size_t len = 64 + static_cast<size_t>(n) * 16;
+	char *p = static_cast<char *>(alloca(len));
+	std::memset(p, n, len);	/* no stale return address left for a search of the stack */
+	sink += p[n];
+	try {
+		toss(n + 1);
+	} catch (const Boom &b) {
+		sink += b.depth;
+	}
+	note(n);
+	absorb(n);
+	note(n);
+}
 } // namespace sx
 
 int main()
@@ -48,6 +98,7 @@ int main()
 	long sum = 0;
 	for (int i = 0; i < 100; i++)
 		sum += sx::catcher(i);
-	std::printf("s-throw: sum %ld\n", sum);
+	sx::holder(4);
+	std::printf("s-throw: sum %ld, sink %d\n", sum, static_cast<int>(sx::sink));
 	return 0;
 }

@@ -3,7 +3,10 @@
  * usage: svc-poke registry|control KIND [DIR]   (DIR: the runtime directory, not vetted)
  *   both:     good (unchanged: refused only for a foreign peer) short version size type big
  *   registry: noterm pid twice nohello
- *   control:  triggers end listfd */
+ *   control:  triggers end listfd
+ *   control:  file-append file-full file-pipe file-rdonly: a STOP passing an archive file that
+ *             cannot be one (poke.file in the working directory, or a pipe): the reply's
+ *             message is printed; exit 0 when it refuses, 1 otherwise (connection kept). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +38,27 @@ static size_t valid(int registry)
 	h->state = FXT_PROVIDER_IDLE;
 	strcpy(h->name, "poke");
 	return sizeof(*h);
+}
+
+/* A descriptor that is no archive file to write: "append" (empty, O_APPEND), "full" (with
+ * content), "rdonly" (empty, read-only), "pipe" (a pipe's write end). -1: unknown kind. */
+static int bad_file(const char *kind)
+{
+	if (!strcmp(kind, "pipe")) {
+		int p[2];
+		return pipe2(p, O_CLOEXEC) < 0 ? -1 : p[1];
+	}
+	int flags = !strcmp(kind, "append") ? O_WRONLY | O_APPEND
+		    : !strcmp(kind, "full")  ? O_RDWR
+		    : !strcmp(kind, "rdonly") ? O_RDONLY : -1;
+	if (flags < 0)
+		return -1;
+	int fd = open("poke.file", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && !strcmp(kind, "full") && write(fd, "data", 4) != 4)
+		return -1;
+	if (fd >= 0)
+		close(fd);
+	return open("poke.file", flags | O_CLOEXEC);
 }
 
 /* Spoils the packet as kind says; returns its length (0: unknown kind), *file: a descriptor
@@ -77,6 +101,14 @@ static size_t spoil(int registry, const char *kind, int fd, int *file)
 		len = sizeof(*e);
 	} else if (!registry && !strcmp(kind, "listfd")) {
 		*file = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	} else if (!registry && !strncmp(kind, "file-", 5)) {
+		struct fxt_msg_end *e = (void *)pkt;
+		e->h = fxt_msg_hdr(FXT_MSG_END, sizeof(*e));
+		e->what = FXT_END_STOP;
+		len = sizeof(*e);
+		*file = bad_file(kind + 5);
+		if (*file < 0)
+			return 0;
 	} else {
 		return 0;
 	}
@@ -112,6 +144,15 @@ int main(int argc, char **argv)
 	if (rc < 0 && rc != -EPIPE && rc != -ECONNRESET) {
 		fprintf(stderr, "svc-poke: send: %s\n", strerror(-rc));
 		return 1;
+	}
+	if (!strncmp(argv[2], "file-", 5)) {	/* refused by a reply, the connection kept */
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct fxt_msg_reply r;
+		if (poll(&p, 1, 10000) <= 0 || recv(fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return 1;
+		r.message[sizeof(r.message) - 1] = 0;
+		printf("%s\n", r.message);
+		return r.status < 0 ? 0 : 1;
 	}
 	for (;;) {	/* a reply to a good packet first is skipped; then the end */
 		struct pollfd p = { .fd = fd, .events = POLLIN };

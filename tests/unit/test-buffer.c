@@ -72,14 +72,16 @@ static void read_back(const void *mem, size_t bytes, int want_events, uint64_t w
 	struct fxt_reader *r;
 	struct fxt_validator *v;
 	struct fxt_record rec;
-	int events = 0, named = 0, rc, bad = 0;
-	uint64_t tps = 0, dropped = 0, n;
+	int events = 0, named = 0, rc, bad = 0, clocks = 0;
+	uint64_t tps = 0, dropped = 0, n, mono = 0;
+	struct fxt_clock c = { 0 };
 	ok(fxt_reader_open_mem(&r, mem, bytes, FXT_READER_STRICT) == 0 &&
 		   fxt_validator_new(&v) == 0, "the reader opens it");
 	while ((rc = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {
 		bad |= fxt_validator_add(v, &rec) != 0;
 		if (rec.type == FXT_RT_INITIALIZATION)
 			tps = rec.u.init.ticks_per_second;
+		clocks += fxt_record_clock(&rec, &c);
 		if (fxt_record_dropped(&rec, &n))
 			dropped += n;
 		else if (rec.type == FXT_RT_EVENT) {
@@ -90,6 +92,11 @@ static void read_back(const void *mem, size_t bytes, int want_events, uint64_t w
 		}
 	}
 	bad |= fxt_validator_finish(v) != 0;
+	ok(clocks == 1 && c.start_ticks == 5 && c.start_ns == 6 && c.end_ticks == 3005 &&
+		   c.end_ns == 1000000006,
+	   "one clock record: the start pair laid out, the end pair set with the ticks per second");
+	ok(fxt_reader_mono_ns(r, 305, &mono) == 1 && mono == 100000006,
+	   "ticks convert to CLOCK_MONOTONIC between the two pairs (%llu)", (unsigned long long)mono);
 	ok(rc == FXT_READ_END && !bad, "strict reader and validator read it to a clean end (%d: %s)",
 	   rc, rc == FXT_READ_END ? "" : fxt_reader_error(r)->msg);
 	ok(events == want_events && named == want_events,
@@ -147,7 +154,8 @@ static void test_outfile(void)
 	struct fxt_buf b;
 	struct fxt_outfile o;
 	struct fxt_chunk_w w1, w2;
-	ok(fxt_outfile_init(&b, &o, mem, size, 1024, CHUNK, 7, "prog", 1000) == 0,
+	ok(fxt_outfile_init(&b, &o, mem, size, 1024, CHUNK, 7, "prog", 1000,
+				    (struct fxt_clock_pair){ 5, 6 }) == 0,
 	   "a standalone file is laid out");
 	o.back = back_ok;
 	ok(b.hdr == (void *)(mem + FXT_OUTFILE_HDR_OFF) && b.hdr->chunks_off == FXT_BUF_HDR_SIZE + 1024,
@@ -163,7 +171,7 @@ static void test_outfile(void)
 	fxt_provider_section_write(&section, 7);
 	ok(c0[0] == section, "a chunk its writer left is plain FXT at once: word 0 a provider section");
 	ok(b.hdr->next_chunk == 3, "three chunks were taken, in file order");
-	fxt_outfile_set_tps(&b, 3000);
+	fxt_outfile_set_tps(&b, 3000, &(struct fxt_clock_pair){ 3005, 1000000006 });
 
 	/* A kill now: the file image as it is; recovery attaches and seals a copy of it. */
 	uint8_t *killed = new_mem(size);
@@ -203,7 +211,7 @@ static void test_outfile(void)
 static void test_drop_words(void)
 {
 	char why[256];
-	for (uint32_t bit = FXT_DROP_FULL; bit <= FXT_DROP_CUT; bit <<= 1) {
+	for (uint32_t bit = FXT_DROP_FULL; bit <= FXT_DROP_MANAGER_KILLED; bit <<= 1) {
 		fxt_drop_reasons_str(bit, why, sizeof(why));
 		ok(strcmp(why, "unknown") != 0, "drop reason bit %#x has words", bit);
 	}

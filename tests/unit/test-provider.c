@@ -90,7 +90,8 @@ static uint64_t run(const char *mode)
 	setenv(FXT_ENV_SESSION, dir, 1);
 	setenv(FXT_ENV_MODE, mode, 1);
 	void *map = NULL;
-	int rc = fxtp_provider_open(&buf, &map, SIZE, 64 << 10, 4096);
+	int rc = fxtp_provider_open(&buf, &map, SIZE, 64 << 10, 4096,
+				    (struct fxt_clock_pair){ 1, 1 });
 	ok(rc == 1 && buf.policy, "a session buffer with a chunk policy is made");
 	pthread_t t[THREADS];
 	for (uintptr_t i = 0; i < THREADS; i++)

@@ -587,6 +587,115 @@ static void test_providers(void)
 	fxt_reader_close(r);
 }
 
+/* ---- fxtauto's clock record ---- */
+
+/* mono(r, ticks): fxt_reader_mono_ns(), or UINT64_MAX - 1 when the provider has no clock. */
+static uint64_t mono(const struct fxt_reader *r, uint64_t ticks)
+{
+	uint64_t ns;
+	return fxt_reader_mono_ns(r, ticks, &ns) ? ns : UINT64_MAX - 1;
+}
+
+/* Reads up to the record at byte offset `at`, that one included. */
+static void read_to(struct fxt_reader *r, uint64_t at)
+{
+	struct fxt_record rec;
+	while (fxt_reader_next(r, &rec) == FXT_READ_RECORD && rec.offset < at)
+		;
+}
+
+static void test_clock(void)
+{
+	const struct fxt_clock_pair none = { 0, 0 };
+	uint64_t at[5];	/* where each record a check follows starts */
+	memset(arena, 0, sizeof(arena));
+	used = 0;
+	put(fxt_magic_write(arena + used));
+	put(fxt_provider_info_write(arena + used, 1, "p", 1));
+	put(fxt_init_write(arena + used, 2000000000));
+	at[0] = used * 8;	/* pairs 1e6 ns apart over 3e6 ticks: they win over the rate */
+	put(fxt_clock_write(arena + used, (struct fxt_clock_pair){ 1000, 5000 },
+			    (struct fxt_clock_pair){ 3001000, 1005000 }));
+	put(fxt_provider_info_write(arena + used, 2, "q", 1));
+	put(fxt_init_write(arena + used, 2000000000));
+	at[1] = used * 8;
+	put(fxt_clock_write(arena + used, (struct fxt_clock_pair){ 1000, 5000 }, none));
+	at[2] = used * 8;	/* an end pair with ticks 0 (a killed writer's): the rate */
+	put(fxt_clock_write(arena + used, (struct fxt_clock_pair){ 1000, 5000 },
+			    (struct fxt_clock_pair){ 0, 99999 }));
+	at[3] = used * 8;	/* 2^40 ns per tick: the results clamp */
+	put(fxt_clock_write(arena + used, (struct fxt_clock_pair){ 1000, 5000 },
+			    (struct fxt_clock_pair){ 1001, 5000 + (1ULL << 40) }));
+	at[4] = used * 8;
+	put(fxt_provider_section_write(arena + used, 1));
+	put(fxt_provider_info_write(arena + used, 1, "p", 1));
+	put(fxt_provider_event_write(arena + used, 1, FXT_PE_BUFFER_OVERFLOW));
+
+	struct fxt_reader *r;
+	ok(fxt_reader_open_mem(&r, arena, used * 8, FXT_READER_STRICT) == 0, "open clock archive");
+	read_to(r, 0);
+	ok(mono(r, 1000) == UINT64_MAX - 1, "no clock record yet: not CLOCK_MONOTONIC");
+	read_to(r, at[0]);
+	ok(mono(r, 1000) == 5000 && mono(r, 3001000) == 1005000 && mono(r, 1002) == 5000 &&
+		   mono(r, 1003) == 5001 && mono(r, 0) == 4667 && mono(r, 6001000) == 2005000,
+	   "two pairs: ticks on the line through them, before, between and after (%llu)",
+	   (unsigned long long)mono(r, 0));
+	read_to(r, at[1]);
+	ok(mono(r, 1000) == 5000 && mono(r, 0) == 4500 && mono(r, 1000 + (1ULL << 63)) ==
+								 5000 + (1ULL << 62),
+	   "no end pair: from the start pair at the initialization record's rate");
+	read_to(r, at[2]);
+	ok(mono(r, 3000) == 6000, "an end pair with ticks 0 is not used");
+	read_to(r, at[3]);
+	ok(mono(r, 1001) == 5000 + (1ULL << 40) && mono(r, 1ULL << 40) == UINT64_MAX &&
+		   mono(r, 0) == 0,
+	   "results below 0 or past 2^64 - 1 ns clamp");
+	read_to(r, at[4]);
+	ok(mono(r, 1000) == 5000 && mono(r, 3001000) == 1005000,
+	   "back in provider 1's section: its own clock record");
+	read_to(r, UINT64_MAX);
+	uint64_t ns = 0;
+	ok(fxt_reader_mono_ns(r, 3, &ns) == 0 && ns == 3,
+	   "a new provider info record for provider 1 drops its clock");
+	ok(fxt_reader_error(r)->msg[0] == 0, "strict mode accepts every clock record");
+	fxt_reader_close(r);
+
+	/* A blob of that name that is not 32 bytes of type data */
+	memset(arena, 0, sizeof(arena));
+	used = 0;
+	put(fxt_magic_write(arena + used));
+	put(fxt_provider_info_write(arena + used, 1, "p", 1));
+	uint64_t half[2] = { 1000, 5000 };
+	struct fxt_blob b = { fxt_str_inl("fxt-clock", 9), FXT_BT_DATA, half, sizeof(half) };
+	put(fxt_blob_write(arena + used, &b));
+	struct run *run = read_words(arena, used * 8, FXT_READER_STRICT);
+	ok(run->result == FXT_READ_CORRUPT &&
+		   !strcmp(run->err.msg,
+			   "clock record of 16 bytes, blob type 1 (32 bytes of type 1 expected)"),
+	   "strict mode refuses a clock record of another size (%s)", run->err.msg);
+	run = read_words(arena, used * 8, 0);
+	ok(run->result == FXT_READ_END && run->stats.lenient_fixes == 1,
+	   "lenient mode counts it and reads on");
+
+	/* fxt dump's line */
+	memset(arena, 0, sizeof(arena));
+	used = 0;
+	put(fxt_clock_write(arena + used, (struct fxt_clock_pair){ 1, 2 },
+			    (struct fxt_clock_pair){ 3, 4 }));
+	run = read_words(arena, used * 8, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (run->n == 1)
+		fxt_print_record(f, &run->rec[0]);
+	fclose(f);
+	if (!ok(!strcmp(buf, "00000000 blob type=1 size=32 name=\"fxt-clock\" start_ticks=1 "
+			     "start_ns=2 end_ticks=3 end_ns=4\n"),
+		"fxt_print_record shows the clock record's readings"))
+		printf("# got: %s", buf);
+	free(buf);
+}
+
 /* ---- files ---- */
 
 static void test_files(void)
@@ -946,6 +1055,7 @@ int main(void)
 	test_huge_payload();
 	test_utf8_forms();
 	test_providers();
+	test_clock();
 	test_files();
 	test_validator();
 	test_validator_growth();

@@ -280,6 +280,15 @@ static void other_records(void)
 			  S8("678\0\0\0\0\0") };
 	expect("blob", fxt_blob_write(fresh(), &b), fxt_blob_words(&b), bw, 3);
 
+	/* fxtauto's clock record: a data blob "fxt-clock" (inline name, 9 bytes), 32 bytes */
+	uint64_t cw[] = { F(5, 0) | F(7, 4) | F(0x8009, 16) | F(32, 32) | F(1, 48),
+			  S8("fxt-cloc"), S8("k\0\0\0\0\0\0\0"), 1, 2, 3, 4 };
+	expect("clock record", fxt_clock_write(fresh(), (struct fxt_clock_pair){ 1, 2 },
+					       (struct fxt_clock_pair){ 3, 4 }),
+	       FXT_CLOCK_WORDS, cw, 7);
+	ok(buf[FXT_CLOCK_END_WORD] == 3 && buf[FXT_CLOCK_END_WORD + 1] == 4,
+	   "the clock record's end pair is at FXT_CLOCK_END_WORD");
+
 	/* userspace object: inline process (pid word only), inline name, one int32 argument */
 	struct fxt_warg ua = fxt_arg_int32(fxt_str_idx(12), 3);
 	struct fxt_uobj u = { .pointer = 0xdead, .process = fxt_thread_inl(100, 999),
