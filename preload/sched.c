@@ -464,6 +464,7 @@ static void start(void)
 
 void fxtp_sched_fork_child(void)
 {
+	S.joinable = 0;	/* the parent's reader is not in this process: never joined here */
 	if (!fxtp_settings.sched || !fxtp_running())
 		return;
 	int saved = errno;
@@ -475,7 +476,6 @@ void fxtp_sched_fork_child(void)
 	fxtp_fd_close(&S.efd);
 	fxtp_fd_close(&S.epfd);
 	S.on = 0;
-	S.joinable = 0;	/* the parent's reader is not in this process */
 	start();
 	errno = saved;
 }

@@ -60,6 +60,11 @@ static void live_done(void *arg)
 	}
 }
 
+void fxtp_thread_forked(void)
+{
+	live = live_ready && pthread_getspecific(live_key) ? 1 : 0;
+}
+
 void fxtp_thread_alive(void)
 {
 	if (!__atomic_load_n(&live_ready, __ATOMIC_ACQUIRE) || pthread_getspecific(live_key))
@@ -258,7 +263,7 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 	memset(index_ever, 0, sizeof(index_ever));
 	index_gen = fxtp.buf_gen;
 	reg_head = NULL;
-	live = live_ready && pthread_getspecific(live_key) ? 1 : 0;
+	fxtp_thread_forked();
 	if (!self->base)
 		return;	/* this thread had never been set up: its first hook will do it */
 	/* Inherited frames are the parent's calls: kept for pairing, never recorded. */

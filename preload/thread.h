@@ -20,6 +20,9 @@ int fxtp_threads_init(void);
  * thread before its start routine, a thread set up): when the last one counted ends, the
  * tracer's own threads end (grow.c, sched.c). Fails: silently (not counted). Thread-safe. */
 void fxtp_thread_alive(void);
+/* Fork child (also after a failed exec): the calling thread is the one left, counted if it
+ * was. Fails: never. Not thread-safe. */
+void fxtp_thread_forked(void);
 /* Fork child: only the calling thread survives; registry and indexes reset. */
 void fxtp_threads_after_fork(struct fxtp_thread *self);
 
