@@ -6,12 +6,15 @@
  * Who grows: a tracer thread (the grower) keeps the backed end ahead of the chunks taken by
  * what the program writes in AHEAD_NS at the rate it observed, so in steady state a program
  * thread makes no syscall to take a chunk; it also runs the buffer's `behind` work (the
- * standalone file drops the pages of regions left behind). A taker whose chunk is not backed
- * yet (the disk or the grower cannot keep up, or no grower: its thread could not start) grows
- * by itself a step ahead, and the chunk writer records that wait as a tracer stall. One grower
- * at a time (a flag taken by atomic exchange); the others wait only when the chunk they took is
- * not backed yet, except a signal handler on the growing thread, which grows by itself
- * (fallocate is idempotent, and the backed end is only ever raised).
+ * standalone file drops the pages of regions left behind). The grower holds the lock only to
+ * reserve and publish (fallocate), and populates after: a taker never waits for its populate,
+ * nor for it being off the CPU on a busy machine. A taker whose chunk the grower reserved but
+ * has not populated yet populates that chunk itself; one whose chunk is not backed yet (the
+ * disk or the grower cannot keep up) grows the file to it, and with no grower (its thread
+ * could not start; a fork child) a step ahead; the chunk writer records such waits as tracer
+ * stalls. One grower at a time (a flag taken by atomic exchange); the others wait only when
+ * the chunk they took is not backed yet, except a signal handler on the growing thread, which
+ * grows by itself (fallocate is idempotent, and the backed end is only ever raised).
  * Async-signal-safe (syscalls only) but fxtp_grow_start(); runs under the tracer guard. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -153,6 +156,7 @@ static struct {
 	uint32_t gen;		/* futex word: bumped when a buffer is handed to it, or to end it */
 	int running;
 	int quit;		/* it ends at its next look (fxtp_grow_end) */
+	uint64_t populated;	/* chunk area populated up to here by the grower (atomic) */
 	int alive, broken;
 	pid_t pid, tid;
 	pthread_t th;
@@ -180,38 +184,50 @@ static uint64_t page_up(uint64_t x)
 	return (x + page - 1) & ~(page - 1);
 }
 
-/* With grow.lock held: reserves [backed, to) through fd, populates its whole pages, publishes
- * it. 0 or -errno. */
+/* Populates the whole pages of [from, to) (best effort: they fault on first write otherwise). */
+static void populate(struct fxt_buf *b, uint64_t from, uint64_t to)
+{
+	from = page_up(from);
+	to &= ~(page_up(1) - 1);
+	if (from < to)
+		madvise(b->base + from, to - from, MADV_POPULATE_WRITE);
+}
+
+/* With grow.lock held: reserves [backed, to) through fd, populates it (populated: the caller
+ * populates it after, outside the lock), publishes it. 0 or -errno. */
 static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t backed,
-		  uint64_t to)
+		  uint64_t to, int populated)
 {
 	int rc = reserve(fd, backed, to);
 	if (rc < 0)
 		return rc;
-	/* best effort: the pages fault on first write otherwise */
-	uint64_t from = page_up(backed), upto = to & ~(page_up(1) - 1);
-	if (from < upto)
-		madvise(b->base + from, upto - from, MADV_POPULATE_WRITE);
+	if (!populated)
+		populate(b, backed, to);
 	publish(backed_p, to);
 	return 0;
 }
 
 /* Grows the area whose backed end is *backed (limit: its end in the mapping) to cover end.
- * While the grower runs, an end already backed is enough (it keeps the area ahead); else, or
- * when end is not backed yet, this thread grows a step ahead: the step doubles with what the
- * area already holds (from `base`), from MIN_STEP to GROW_STEP, so a short process reserves
- * little. The step is reserved and populated before it is published, and a chunk below
- * `backed` is never populated again once its writer gave its pages back (standalone.c). */
+ * While the grower runs, an end already backed is enough (it keeps the area ahead; a chunk it
+ * has reserved but not populated yet, the taker populates itself: `chunk`, the size of what
+ * ends at end, 0 in the durable area); else, or when end is not backed yet, this thread grows a
+ * step ahead: the step doubles with what the area already holds (from `base`), from MIN_STEP
+ * to GROW_STEP, so a short process reserves little. A taker's step is reserved and populated
+ * before it is published, and a chunk below `backed` is never populated again once its writer
+ * gave its pages back (standalone.c). */
 static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t base,
-		     uint64_t limit, uint64_t end)
+		     uint64_t limit, uint64_t end, uint64_t chunk)
 {
 	if (end > limit)
 		return -ENOSPC;
-	int locked = 0;
+	int locked = 0, ahead_runs = __atomic_load_n(&ahead.running, __ATOMIC_RELAXED);
 	for (;;) {
 		uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_ACQUIRE);
-		if (end <= backed && __atomic_load_n(&ahead.running, __ATOMIC_RELAXED))
+		if (end <= backed && ahead_runs) {
+			if (chunk && end > __atomic_load_n(&ahead.populated, __ATOMIC_ACQUIRE))
+				populate(b, end - chunk, end);	/* the grower is behind */
 			return 0;
+		}
 		if (end + 2 * step_for(backed - base) <= backed || backed >= limit)
 			return end <= backed ? 0 : -ENOSPC;
 		if (holding)
@@ -234,9 +250,9 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 		to = limit;
 	if (!rc && to > backed && end + 2 * step > backed) {
 		int fd = fxtp_grow_fd();
-		rc = extend(b, fd, backed_p, backed, to);
+		rc = extend(b, fd, backed_p, backed, to, 0);
 		if (rc < 0 && end > backed && end < to)
-			rc = extend(b, fd, backed_p, backed, end);	/* near a limit: it may fit */
+			rc = extend(b, fd, backed_p, backed, end, 0);	/* near a limit: it may fit */
 		if (rc < 0)
 			grow.err = rc;
 	}
@@ -259,13 +275,17 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 #define TICK_NS 2000000L	/* between looks while chunks are taken; doubled while idle */
 #define TICK_MAX_NS 64000000L
 
-/* The grower raises *backed_p to target (at most limit) a GROW_STEP at a time, each under the
- * lock, so a taker that finds its chunk not backed yet waits for one step at most. Returns 1
- * when it should keep going, 0 when the file system refused (the takers then grow by
- * themselves, near a limit a step at a time, and meet the error). */
+/* The grower raises *backed_p to target (at most limit) a GROW_STEP at a time: each step is
+ * reserved and published under the lock (a fallocate: a taker waits for no populate of the
+ * grower's, nor for the grower being off the CPU in one), then populated, in the chunk area
+ * from the first chunk not taken yet (those taken are their writers' to populate), and
+ * `populated` says so. Returns 1 when it should keep going, 0 when the file system refused
+ * (the takers then grow by themselves, near a limit a step at a time, and meet the error). */
 static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t limit,
 		   uint64_t target)
 {
+	struct fxt_buf_hdr *h = b->hdr;
+	int chunks = backed_p == &h->backed;
 	target = page_up(target);
 	if (target > limit)
 		target = limit;
@@ -277,10 +297,20 @@ static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64
 		uint64_t to = target - backed > GROW_STEP ? backed + GROW_STEP : target;
 		int rc = grow.err;
 		if (!rc && backed < to)
-			rc = extend(b, fd, backed_p, backed, to);
+			rc = extend(b, fd, backed_p, backed, to, 1);
 		__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
 		if (rc < 0)
 			return 0;
+		uint64_t from = backed;
+		if (chunks) {
+			uint64_t untaken = h->chunks_off +
+					   atomic_load_explicit(&h->next_chunk, memory_order_relaxed) *
+						   h->chunk_size;
+			from = untaken > from ? untaken : from;
+		}
+		populate(b, from, to);
+		if (chunks)
+			__atomic_store_n(&ahead.populated, to, __ATOMIC_RELEASE);
 		if (fxtp_grow_on_step)
 			fxtp_grow_on_step();
 	}
@@ -386,6 +416,7 @@ void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b))
 	ahead.b = b;
 	ahead.behind = behind;
 	ahead.stop = 0;
+	__atomic_store_n(&ahead.populated, b->hdr->backed, __ATOMIC_RELEASE);
 	__atomic_store_n(&ahead.running, 1, __ATOMIC_RELEASE);
 	if (ahead.alive) {	/* parked in this process: it takes b */
 		wake();
@@ -459,13 +490,13 @@ pid_t fxtp_grow_thread(void)
 int fxtp_grow_back(struct fxt_buf *b, uint64_t end)
 {
 	struct fxt_buf_hdr *h = b->hdr;
-	return grow_area(b, &h->backed, h->chunks_off, h->size, end);
+	return grow_area(b, &h->backed, h->chunks_off, h->size, end, h->chunk_size);
 }
 
 int fxtp_grow_durable(struct fxt_buf *b, uint64_t end)
 {
 	struct fxt_buf_hdr *h = b->hdr;
-	return grow_area(b, &h->durable_backed, h->durable_off, h->chunks_off, end);
+	return grow_area(b, &h->durable_backed, h->durable_off, h->chunks_off, end, 0);
 }
 
 int fxtp_grow_durable_all(struct fxt_buf *b)
