@@ -362,11 +362,15 @@ filled() {
 }
 
 @test "a wrapper killed before its program ends leaves FXT_OUTPUT to the program" {
-	FXT_OUTPUT=t.fxt traced sh -c "$PROGS/s-wait go > pid; true" 3>&- &
+	# Not through traced: $! must be sh itself. (Through it, $! was the bash that runs the
+	# function: the kill ended that bash, sh lived on and named the files at its own exit,
+	# which raced the listing below once the program had ended: flaky under load.)
+	FXT_OUTPUT=t.fxt LD_PRELOAD="$FXTAUTO" sh -c "$PROGS/s-wait go > pid; true" 3>&- &
 	sh=$!
 	filled pid
 	kill -TERM "$sh"
 	wait "$sh" || [ $? -eq 143 ]
+	[ -z "$(pgrep -f "s-wait go > pid; true")" ]	# the wrapper is gone
 	p=$(cat pid)
 	# the wrapper's empty archive waits for the program, which is still running
 	[ "$(ls | tr '\n' ' ')" = "pid t.fxt.$p.part t.fxt.part " ]
