@@ -30,57 +30,9 @@ done
 "$fxt" report --help 2>&1 | grep -q -- --edges || die "$fxt report has no --edges"
 [ "$runs" -ge 1 ] 2>/dev/null || die "RUNS must be a positive number, not '$runs'"
 
-# The newest unpacked source tree in the cache, or nothing.
-source_dir() {
-	[ ! -d "$cache/src" ] || find "$cache/src" -mindepth 1 -maxdepth 1 -type d -name 'sqlite3-*' | sort -V | tail -n 1
-}
-
-# Downloads and unpacks Debian's source package of sqlite3 into $cache/src.
-fetch_source() {
-	local suite apt
-	suite=${SUITE:-$(. /etc/os-release && echo "${VERSION_CODENAME:-}")}
-	[ -n "$suite" ] || die "no VERSION_CODENAME in /etc/os-release: set SUITE (e.g. bookworm)"
-	mkdir -p "$cache/apt/lists/partial" "$cache/apt/sources" "$cache/apt/cache" "$cache/src"
-	printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
-		"$mirror" "$suite" /usr/share/keyrings/debian-archive-keyring.gpg \
-		>"$cache/apt/sources/deb-src.sources"
-	apt=(-q -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$cache/apt/sources"
-		-o Dir::State::Lists="$cache/apt/lists" -o Dir::Cache="$cache/apt/cache"
-		-o APT::Sandbox::User="$(id -un)")
-	apt-get "${apt[@]}" update >"$cache/apt/update.log" 2>&1 ||
-		die "apt-get update of $mirror $suite (deb-src) failed: see $cache/apt/update.log"
-	(cd "$cache/src" && apt-get "${apt[@]}" source sqlite3) >"$cache/apt/source.log" 2>&1 ||
-		die "apt-get source sqlite3 failed: see $cache/apt/source.log"
-}
-
-# Prints the path of speedtest1 built from source tree $1 with $cc $cflags, building it unless
-# the cache holds one: one binary per recipe (compiler, flags, source version).
-build_speedtest() {
-	local src=$1 bld recipe bin
-	bld=$cache/bld-$(basename "$src")
-	recipe="$cc $cflags -finstrument-functions $(basename "$src")"
-	bin=$cache/speedtest1-$(echo "$recipe" | md5sum | cut -c1-12)
-	if [ ! -x "$bin" ]; then
-		if [ ! -s "$bld/sqlite3.c" ]; then
-			echo "sqlite-edges: making the amalgamation (sqlite3.c) in $bld" >&2
-			mkdir -p "$bld"
-			(cd "$bld" && "$src/configure" --disable-tcl && make sqlite3.c) >"$bld/make.log" 2>&1 ||
-				die "making sqlite3.c failed: see $bld/make.log"
-		fi
-		echo "sqlite-edges: compiling $bin ($recipe)" >&2
-		# shellcheck disable=SC2086 # CFLAGS is a list of flags
-		"$cc" $cflags -finstrument-functions -DNDEBUG -DSQLITE_THREADSAFE=1 -DSQLITE_OS_KV_OPTIONAL \
-			-I"$bld" "$src/test/speedtest1.c" "$bld/sqlite3.c" -o "$bin.new" -lm -lpthread -ldl \
-			>"$bld/cc.log" 2>&1 || die "compiling speedtest1 failed: see $bld/cc.log"
-		mv "$bin.new" "$bin"
-	fi
-	echo "$bin"
-}
-
-src=$(source_dir)
-[ -n "$src" ] || { fetch_source; src=$(source_dir); }
-[ -n "$src" ] || die "no sqlite3-* source tree in $cache/src after apt-get source"
-bin=$(build_speedtest "$src")
+# shellcheck source=bench/sqlite-build.bash
+. "$(dirname "$0")/sqlite-build.bash"
+bin=$(speedtest1)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-sqlite-edges.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

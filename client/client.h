@@ -1,9 +1,10 @@
-/* The trace client's library (fxt_client), used by `fxt report`, `fxt json`, `fxt stats`: a keyed
- * table, time parsing/formatting, an exact two-pass profile aggregator (per-function and call-tree
- * figures from the spans of each thread, in runs that may come in any order), and a streaming
+/* The trace client's library (fxt_client), used by `fxt report`, `fxt replay`, `fxt json`,
+ * `fxt stats`: a keyed table, time parsing/formatting, the selection of threads and a time window
+ * they share, an exact two-pass profile aggregator (per-function and call-tree figures from the
+ * spans of each thread, in runs that may come in any order), a streaming replay and a streaming
  * Catapult JSON converter. Memory grows with distinct keys (functions, paths, threads, objects),
- * stack depth and runs, never with the number of calls or callees. Nothing here prints diagnostics
- * or exits; one object per thread. */
+ * stack depth and runs (and, for replay, its bounded wait), never with the number of calls or
+ * callees. Nothing here prints diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
 #define FXT_CLIENT_H
@@ -51,11 +52,80 @@ static inline void *ctab_at(const struct ctab *t, uint32_t i)
 int sv_eq(struct fxt_sv x, struct fxt_sv y);
 
 /* ---- time (timefmt.c) ---- */
-/* Parses "10ms", "1.5s", "250us", "42ns", "42" (ns). Returns 0 or -EINVAL. */
+/* Parses "10ms", "1.5s", "250us", "42ns", "1.200 s" (one space before the unit, as
+ * fxt_time_fmt() prints), exactly (decimal digits, rounded to the nearest ns); a bare number
+ * counts bare_unit ns each. Returns 0 or -EINVAL (not a time, a sign, past 2^64 ns). */
+int fxt_time_parse_in(const char *s, uint64_t bare_unit, uint64_t *ns);
+/* fxt_time_parse_in(s, 1, ns): a bare number is nanoseconds. */
 int fxt_time_parse(const char *s, uint64_t *ns);
 /* Writes ns in the unit that keeps 1-4 integer digits ("812 ns", "12.345 us", "1.200 s").
  * Returns buf. */
 char *fxt_time_fmt(char *buf, size_t len, uint64_t ns);
+/* Writes a time stamp (ns of the archive's clock) as seconds with nanoseconds
+ * ("12986.123456789"), which fxt_time_parse_in(s, 1000000000, ...) reads back. Returns buf. */
+char *fxt_time_fmt_stamp(char *buf, size_t len, uint64_t ns);
+
+/* ---- selection: threads and a time window (selection.c) ---- */
+/* The rule of every reading command: a call (span) is selected when it lies inside the window
+ * (from_ns <= start, end <= to_ns), a point event when from_ns <= ts <= to_ns; threads by
+ * process and thread id (an empty set: all). Time stamps are ns of the archive's clock. */
+struct fxt_idset {
+	uint64_t *ids;
+	size_t n, cap;
+};
+struct fxt_when {
+	uint64_t ns;	/* as given: a stamp, or ns after the trace start when rel */
+	int set, rel;
+};
+struct fxt_sel {
+	struct fxt_idset pids, tids;
+	struct fxt_when since, until;
+	uint64_t from_ns, to_ns;	/* after fxt_sel_resolve(): the window, [0, UINT64_MAX] */
+};
+/* Option codes for getopt_long (above any character) and the table entries of the four
+ * options; report adds FXT_SEL_FROM / FXT_SEL_TO under --from/--to. */
+enum { FXT_SEL_PID = 0x1000, FXT_SEL_TID, FXT_SEL_SINCE, FXT_SEL_UNTIL, FXT_SEL_FROM,
+       FXT_SEL_TO };
+#define FXT_SEL_OPTIONS                                                                    \
+	{ "pid", required_argument, 0, FXT_SEL_PID },                                      \
+	{ "tid", required_argument, 0, FXT_SEL_TID },                                      \
+	{ "since", required_argument, 0, FXT_SEL_SINCE },                                  \
+	{ "until", required_argument, 0, FXT_SEL_UNTIL }
+/* The options' lines of a usage text. */
+extern const char fxt_sel_usage[];
+/* Takes option opt (an FXT_SEL_* code) with its argument. TIME: a stamp in seconds (a bare
+ * number) or with a unit; +TIME after the trace start (--from/--to: always after it). Returns 0,
+ * or -EINVAL / -ENOMEM with one line in err. */
+int fxt_sel_option(struct fxt_sel *s, int opt, const char *arg, char *err, size_t len);
+/* Whether --until is before --since where that is known before reading. Returns 0 or -ERANGE
+ * with one line in err. */
+int fxt_sel_check(const struct fxt_sel *s, char *err, size_t len);
+/* Whether a bound counts from the trace start (which must then be found first). */
+int fxt_sel_needs_start(const struct fxt_sel *s);
+/* Sets from_ns / to_ns, relative bounds counted from start_ns (UINT64_MAX: no event: 0).
+ * Returns 0 or -ERANGE (until before since) with one line in err. */
+int fxt_sel_resolve(struct fxt_sel *s, uint64_t start_ns, char *err, size_t len);
+/* Whether the thread / the process (by --pid alone) is selected; whether a thread set / a
+ * window was given. */
+int fxt_sel_thread(const struct fxt_sel *s, uint64_t pid, uint64_t tid);
+int fxt_sel_process(const struct fxt_sel *s, uint64_t pid);
+int fxt_sel_threads(const struct fxt_sel *s);
+int fxt_sel_window(const struct fxt_sel *s);
+/* Whether a span [start, end] / a point lies in the window (after fxt_sel_resolve()). */
+int fxt_sel_span(const struct fxt_sel *s, uint64_t start, uint64_t end);
+int fxt_sel_point(const struct fxt_sel *s, uint64_t ts);
+/* " of process P of thread T in the window [A, B]" (empty without a selection). Returns buf. */
+char *fxt_sel_describe(const struct fxt_sel *s, char *buf, size_t len);
+/* A note when a stamp given without + lies long before the trace start (a + forgotten), else
+ * NULL. Returns buf or NULL. */
+const char *fxt_sel_warning(const struct fxt_sel *s, uint64_t start_ns, char *buf, size_t len);
+void fxt_sel_free(struct fxt_sel *s);
+/* The trace start: the earliest time stamp of an event record. Lowers *start (UINT64_MAX
+ * before any) with rec. Fails: never. */
+void fxt_trace_start_note(uint64_t *start, const struct fxt_reader *r,
+			  const struct fxt_record *rec);
+/* The same as a fxt_client_fn: ctx is the uint64_t start. Returns 0. */
+int fxt_trace_start_fn(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec);
 
 struct fxt_oncpu;	/* oncpu.c, below */
 
@@ -158,15 +228,16 @@ int fxt_oncpu_new(struct fxt_oncpu **out);
 void fxt_oncpu_free(struct fxt_oncpu *o);
 /* One context switch at ts_ns: thread out leaves the CPU in FXT thread state out_state
  * (FXT_THREAD_STATE_RUNNING: preempted; else blocked), thread in takes it (tid 0: not a thread
- * of the trace). Fails: -ENOMEM, -EINVAL after fxt_oncpu_finish(). */
+ * of the trace). Counts from the next fxt_oncpu_finish(). Fails: -ENOMEM. */
 int fxt_oncpu_switch(struct fxt_oncpu *o, const struct fxt_koids *out, uint32_t out_state,
 		     const struct fxt_koids *in, uint64_t ts_ns);
 /* Switch records given so far. */
 uint64_t fxt_oncpu_switches(const struct fxt_oncpu *o);
-/* Ends input: builds each thread's on-CPU intervals. Fails: -ENOMEM, -EINVAL when called twice. */
+/* Builds each thread's on-CPU intervals from the switches given so far; called again after more
+ * switches, rebuilds the threads that got some. Fails: -ENOMEM. */
 int fxt_oncpu_finish(struct fxt_oncpu *o);
-/* On-CPU ns of thread tid within [start, end] (ns); end - start for a thread without switches
- * or before fxt_oncpu_finish(). Fails: never. */
+/* On-CPU ns of thread tid within [start, end] (ns), from the switches given before the last
+ * fxt_oncpu_finish(); end - start for a thread without any then. Fails: never. */
 uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
 /* The FXT thread state of a thread switched out while it could still run (preempted). */
 #define FXT_THREAD_STATE_RUNNING 1u
@@ -217,12 +288,63 @@ void fxt_client_close(struct fxt_client_result *res);
 const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,
 			       size_t len);
 
+/* ---- log mirrors (logmirror.c): the `log` instant beside a log record, shown once ---- */
+struct fxt_logs {
+	struct ctab last;	/* per thread: its latest log record */
+};
+/* Returns 0 or -ENOMEM. */
+int fxt_logs_init(struct fxt_logs *l);
+void fxt_logs_free(struct fxt_logs *l);
+/* A log record (views kept: the reader stays open). Returns 0 or -ENOMEM. */
+int fxt_logs_note(struct fxt_logs *l, const struct fxt_record *rec);
+/* Whether event rec is the mirror of its thread's latest log record (each matches once).
+ * Fails: never. */
+int fxt_logs_mirror(struct fxt_logs *l, const struct fxt_record *rec);
+
+/* ---- replay (replay.c): per thread, calls in start order, indented, with events in place ----
+ * Each thread's lines are printed under a "== process P (name), thread T (name) ==" header:
+ *   TIME DURATION [ON-CPU] | INDENT [^ ][KIND ][CATEGORY:]NAME[ #ID][ ARG=VALUE...]
+ * TIME the start (fxt_time_fmt_stamp()), DURATION and ON-CPU (the column is there when context
+ * switches were read) for calls, KIND for events that are not calls (instant, counter,
+ * async-begin, async-instant, async-end, flow-begin, flow-step, flow-end, log: its message as
+ * NAME, quoted), INDENT two spaces per enclosing call. */
+struct fxt_replay;
+#define FXT_REPLAY_HOLD 262144
+struct fxt_replay_opts {
+	const struct fxt_sel *sel;	/* resolved threads and window, or NULL (the caller's) */
+	const char *glob;	/* --function: comma-separated globs (their subtrees), or NULL */
+	unsigned depth;		/* lines less deep than this (from a --function match), 0: all */
+	uint64_t min_ns;	/* calls shorter than this are not printed */
+	size_t hold;		/* events waiting for their callers before a thread is printed
+				 * early (0: FXT_REPLAY_HOLD) */
+};
+struct fxt_replay_stats {
+	uint64_t lines;		/* lines printed (events; headers and notes apart) */
+	uint64_t early_prints;	/* times a thread was printed early (over hold waiting) */
+	uint64_t early_threads;	/* threads printed early at least once */
+	uint64_t late;		/* calls printed after lines they enclose (marked ^) */
+	uint64_t unended;	/* begin events never ended */
+};
+/* Writes to f (owned by the caller). Returns 0 or -ENOMEM. */
+int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FILE *f);
+/* Takes the next record (views must live until fxt_replay_free(): keep the reader open); may
+ * print. Returns 0 or -ENOMEM. */
+int fxt_replay_record(struct fxt_replay *p, const struct fxt_reader *r,
+		      const struct fxt_record *rec);
+/* Prints what waits, thread by thread (by process and thread id). Returns 0, -ENOMEM or -EIO. */
+int fxt_replay_finish(struct fxt_replay *p);
+const struct fxt_replay_stats *fxt_replay_stats(const struct fxt_replay *p);
+void fxt_replay_free(struct fxt_replay *p);
+
 /* ---- Catapult JSON (json.c) ---- */
 struct fxt_json;
 
 /* Writes to out (which the caller owns and closes). Returns 0 or -ENOMEM. */
 int fxt_json_new(struct fxt_json **out, FILE *f);
-/* Converts one record (others are ignored). r converts ticks. Returns 0 or -EIO. */
+/* From now on converts only what sel selects (resolved; owned by the caller, alive until
+ * fxt_json_finish()): see json.c for calls that cross the window's bounds. Fails: never. */
+void fxt_json_select(struct fxt_json *j, const struct fxt_sel *sel);
+/* Converts one record (others are ignored). r converts ticks. Returns 0, -EIO or -ENOMEM. */
 int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec);
 /* Closes the JSON document and flushes. Returns 0 or -EIO. */
 int fxt_json_finish(struct fxt_json *j);

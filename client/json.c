@@ -9,7 +9,12 @@
  * ran there, and on each thread's own track an X slice "off-cpu (blocked)" or "off-cpu (preempted)"
  * from its switch out to its switch in (a leaf under the function that was running). Memory: the
  * buffer, the userspace object table (pointer -> label), one entry per CPU and per switching
- * thread, never the events. */
+ * thread, never the events. With a selection (fxt_json_select()): only the selected threads'
+ * events, and only what lies in the window; a call (X, B/E pair, CPU slice, off-CPU slice)
+ * that crosses a bound is cut at it, with an argument "clipped" (start, end or both). Cut calls
+ * and calls starting exactly at the window's start are written last, sorted outermost first,
+ * so that Perfetto (which orders slices of one start by duration, then as written) nests them
+ * as they were: memory for them is the stacks open at the two bounds. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>
@@ -31,8 +36,19 @@ struct uobj {
 struct open_args {
 	struct ckey key; /* a = pid, b = tid */
 	struct fxt_arg *args;
-	uint8_t *counts;
+	struct opened {
+		uint64_t begin;		/* ns */
+		struct fxt_sv name, cat;
+		uint8_t nargs;		/* its arguments: the last ones of args */
+	} *frames;
 	uint32_t nargs, cargs, depth, cdepth;
+};
+
+/* A cut call (or one starting at the window's start), written at the end. */
+struct late {
+	uint64_t pid, tid, ts, dur, start, end, seq;	/* start, end: before the cut */
+	char *text;	/* the event, without the comma before it */
+	size_t len;
 };
 
 /* The name last written for a process or thread (a = kernel object type, b = koid). */
@@ -47,6 +63,8 @@ struct swstate {
 	struct ckey key;
 	uint64_t tid, pid, out_ns;
 	unsigned state;
+	uint64_t in_ns;		/* CPU: when tid was switched in */
+	int begun;		/* CPU: its slice's begin was written (in the window) */
 };
 
 struct fxt_json {
@@ -55,44 +73,33 @@ struct fxt_json {
 	int err, started;
 	uint64_t events;
 	struct ctab uobjs, open, knames, sw;
-	struct fxt_record last_log; /* type FXT_RT_LOG when the previous record was a log record */
+	struct fxt_logs logs;	/* log records, so that their mirror instants are left out */
 	struct fxt_koids last;	/* thread of the last event and its rendered pid/tid */
 	char where[64];
 	size_t where_len;
 	struct fxt_record scratch; /* an end event's arguments, taken from its begin */
+	const struct fxt_sel *sel;	/* or NULL: everything */
+	struct late *late;	/* cut calls, written at the end */
+	size_t nlate, clate;
+	struct { char *s; size_t n, cap; } capture;	/* an event being kept for later */
+	int capturing;
 	char buf[JBUF];
 };
 
 int fxt_json_new(struct fxt_json **out, FILE *f)
 {
-	struct fxt_json *j = malloc(sizeof(*j));
+	struct fxt_json *j = calloc(1, sizeof(*j));	/* every table empty, no selection */
 
 	if (!j)
 		return -ENOMEM;
 	j->f = f;
-	j->pos = 0;
-	j->err = 0;
-	j->started = 0;
-	j->where_len = 0;
-	j->last = (struct fxt_koids){ 0, 0 };
-	j->events = 0;
-	if (ctab_init(&j->uobjs, sizeof(struct uobj))) {
-		free(j);
+	if (ctab_init(&j->uobjs, sizeof(struct uobj)) ||
+	    ctab_init(&j->open, sizeof(struct open_args)) ||
+	    ctab_init(&j->knames, sizeof(struct kname)) ||
+	    ctab_init(&j->sw, sizeof(struct swstate)) || fxt_logs_init(&j->logs)) {
+		fxt_json_free(j);
 		return -ENOMEM;
 	}
-	if (ctab_init(&j->open, sizeof(struct open_args))) {
-		ctab_free(&j->uobjs);
-		free(j);
-		return -ENOMEM;
-	}
-	if (ctab_init(&j->knames, sizeof(struct kname)) || ctab_init(&j->sw, sizeof(struct swstate))) {
-		ctab_free(&j->knames);
-		ctab_free(&j->open);
-		ctab_free(&j->uobjs);
-		free(j);
-		return -ENOMEM;
-	}
-	j->last_log.type = FXT_RT_METADATA;
 	*out = j;
 	return 0;
 }
@@ -104,12 +111,17 @@ void fxt_json_free(struct fxt_json *j)
 	for (uint32_t i = 0; i < j->open.n; i++) {
 		struct open_args *o = ctab_at(&j->open, i);
 		free(o->args);
-		free(o->counts);
+		free(o->frames);
 	}
+	for (size_t i = 0; i < j->nlate; i++)
+		free(j->late[i].text);
+	free(j->late);
+	free(j->capture.s);
 	ctab_free(&j->open);
 	ctab_free(&j->uobjs);
 	ctab_free(&j->knames);
 	ctab_free(&j->sw);
+	fxt_logs_free(&j->logs);
 	free(j);
 }
 
@@ -118,10 +130,30 @@ uint64_t fxt_json_events(const struct fxt_json *j)
 	return j->events;
 }
 
+void fxt_json_select(struct fxt_json *j, const struct fxt_sel *sel)
+{
+	j->sel = sel;
+}
+
 static void flush(struct fxt_json *j)
 {
-	if (j->pos && fwrite(j->buf, 1, j->pos, j->f) != j->pos)
+	if (j->capturing && j->pos) {	/* into the event being kept */
+		if (j->capture.n + j->pos > j->capture.cap) {
+			size_t cap = (j->capture.n + j->pos) * 2;
+			char *s = realloc(j->capture.s, cap);
+			if (!s) {
+				j->err = -ENOMEM;
+				j->pos = 0;
+				return;
+			}
+			j->capture.s = s;
+			j->capture.cap = cap;
+		}
+		memcpy(j->capture.s + j->capture.n, j->buf, j->pos);
+		j->capture.n += j->pos;
+	} else if (j->pos && fwrite(j->buf, 1, j->pos, j->f) != j->pos) {
 		j->err = -EIO;
+	}
 	j->pos = 0;
 }
 
@@ -326,14 +358,23 @@ static void put_value(struct fxt_json *j, uint64_t pid, const struct fxt_arg *a)
 	}
 }
 
-/* Writes ,"args":{...} with the arguments kept by want (all when want is NULL). */
+/* Writes ,"args":{...} with the arguments of rec kept by want (all when want is NULL), those
+ * of more (NULL: none) and the member extra ("name":value, or NULL). */
 static void put_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t pid,
-		     int (*want)(const struct fxt_arg *))
+		     int (*want)(const struct fxt_arg *), const struct fxt_record *more,
+		     const char *extra)
 {
+	unsigned n = rec->nargs + (more ? more->nargs : 0);
 	int first = 1;
 
-	for (unsigned i = 0; i < rec->nargs; i++) {
-		const struct fxt_arg *a = &rec->args[i];
+	if (extra) {
+		PUTS(j, ",\"args\":{");
+		put(j, extra, strlen(extra));
+		first = 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct fxt_arg *a = i < rec->nargs ? &rec->args[i]
+							 : &more->args[i - rec->nargs];
 		if (want && !want(a))
 			continue;
 		if (first)
@@ -377,10 +418,10 @@ static char instant_scope(const struct fxt_record *rec)
 
 static void begin_event(struct fxt_json *j, struct fxt_sv name, struct fxt_sv cat, char ph)
 {
-	if (j->events)
+	if (j->events && !j->capturing)
 		PUTS(j, ",");
 	PUTS(j, "\n{\"name\":");
-	j->events++;
+	j->events += !j->capturing;
 	put_str(j, name);
 	PUTS(j, ",\"cat\":");
 	put_str(j, cat);
@@ -402,8 +443,9 @@ static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids
 	put(j, j->where, j->where_len);
 }
 
-/* Begin: keeps a copy of its arguments on the thread's stack. */
-static int push_args(struct fxt_json *j, const struct fxt_record *rec)
+/* Begin: keeps a copy of its arguments on the thread's stack, with its time (ns) or-ed with
+ * name and category. */
+static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t begin)
 {
 	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
 	int64_t i = ctab_get(&j->open, &k, 1);
@@ -414,10 +456,10 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec)
 	o = ctab_at(&j->open, (uint32_t)i);
 	if (o->depth == o->cdepth) {
 		uint32_t nc = o->cdepth ? o->cdepth * 2 : 16;
-		uint8_t *c = realloc(o->counts, nc);
-		if (!c)
+		struct opened *f = realloc(o->frames, nc * sizeof(*f));
+		if (!f)
 			return -ENOMEM;
-		o->counts = c;
+		o->frames = f;
 		o->cdepth = nc;
 	}
 	if (o->nargs + rec->nargs > o->cargs) {
@@ -431,12 +473,14 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec)
 	if (rec->nargs)
 		memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
 	o->nargs += rec->nargs;
-	o->counts[o->depth++] = (uint8_t)rec->nargs;
+	o->frames[o->depth++] = (struct opened){ begin, rec->u.event.name, rec->u.event.category,
+						 (uint8_t)rec->nargs };
 	return 0;
 }
 
-/* End: the arguments of the matching begin (none when there was no begin). */
-static void pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fxt_record *out)
+/* End: the arguments of the matching begin (none when there was no begin). Returns the
+ * begin's time (ns), UINT64_MAX without a begin. */
+static uint64_t pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fxt_record *out)
 {
 	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
 	int64_t i = ctab_get(&j->open, &k, 0);
@@ -444,26 +488,129 @@ static void pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fx
 
 	out->nargs = 0;
 	if (!o || !o->depth)
-		return;
-	out->nargs = o->counts[--o->depth];
+		return UINT64_MAX;
+	out->nargs = o->frames[--o->depth].nargs;
 	o->nargs -= out->nargs;
 	if (out->nargs)
 		memcpy(out->args, o->args + o->nargs, out->nargs * sizeof(*o->args));
+	return o->frames[o->depth].begin;
+}
+
+/* The "clipped" argument of a call cut at the window's start, end or both (NULL: not cut). */
+static const char *clip_arg(int at_start, int at_end)
+{
+	return at_start ? (at_end ? "\"clipped\":\"both\"" : "\"clipped\":\"start\"")
+			: at_end ? "\"clipped\":\"end\"" : NULL;
+}
+
+/* From here on events are kept for the end of the document instead of written. */
+static void capture_start(struct fxt_json *j)
+{
+	flush(j);
+	j->capturing = 1;
+	j->capture.n = 0;
+}
+
+/* Keeps the event captured since capture_start() as a late one (pid, tid, its time and
+ * duration as written, its interval before the cut). Returns 0 or -ENOMEM. */
+static int capture_end(struct fxt_json *j, const struct fxt_koids *k, uint64_t ts, uint64_t dur,
+		       uint64_t start, uint64_t end)
+{
+	struct late *l;
+	char *text;
+
+	flush(j);
+	j->capturing = 0;
+	if (j->err)
+		return j->err;
+	if (j->nlate == j->clate) {
+		size_t nc = j->clate ? j->clate * 2 : 16;
+		struct late *nl = realloc(j->late, nc * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		j->late = nl;
+		j->clate = nc;
+	}
+	if (!(text = malloc(j->capture.n)))
+		return -ENOMEM;
+	memcpy(text, j->capture.s, j->capture.n);
+	l = &j->late[j->nlate];
+	*l = (struct late){ k->pid, k->tid, ts, dur, start, end, j->nlate, text, j->capture.n };
+	j->nlate++;
+	return 0;
+}
+
+/* Order of late events: by thread, time, the longer first, then the outer one first (as it
+ * was before the cut; of one interval the later read). */
+static int late_cmp(const void *x, const void *y)
+{
+	const struct late *a = x, *b = y;
+	const uint64_t ka[] = { a->pid, a->tid, a->ts, UINT64_MAX - a->dur, a->start,
+				UINT64_MAX - a->end, UINT64_MAX - a->seq };
+	const uint64_t kb[] = { b->pid, b->tid, b->ts, UINT64_MAX - b->dur, b->start,
+				UINT64_MAX - b->end, UINT64_MAX - b->seq };
+
+	for (unsigned i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return 0;
 }
 
 static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	static const char ph[] = { 'i', 'C', 'B', 'E', 'X', 'b', 'n', 'e', 's', 't', 'f' };
+	const struct fxt_sel *sel = j->sel;
+	const struct fxt_koids *k = &rec->u.event.thread;
 	unsigned et = rec->u.event.event_type;
-	uint64_t ts = fxt_client_ns(r, rec->u.event.ts);
+	uint64_t ts = fxt_client_ns(r, rec->u.event.ts), start = ts, end = ts, begun = 0;
+	uint64_t uncut = ts;	/* a call's end before the cut */
 	int (*want)(const struct fxt_arg *) = NULL;
+	const char *clip = NULL;
+	char ph_out = 0;	/* 'X' for a begin/end pair written as one call */
+	int keep = 0;
 
-	if (et >= sizeof(ph))
+	if (et >= sizeof(ph) || (sel && !fxt_sel_thread(sel, k->pid, k->tid)))
 		return 0;
-	if (et == FXT_ET_DURATION_BEGIN && push_args(j, rec) < 0)
-		return -ENOMEM;
-	begin_event(j, rec->u.event.name, rec->u.event.category, ph[et]);
-	put_where(j, ts, &rec->u.event.thread);
+	switch (et) {
+	case FXT_ET_DURATION_BEGIN:
+		if (push_args(j, rec, ts) < 0)
+			return -ENOMEM;
+		if (sel)
+			return 0;	/* in a window: one X when it ends (or at the end) */
+		break;
+	case FXT_ET_DURATION_END:
+		begun = pop_args(j, rec, &j->scratch);
+		if (!sel)
+			break;
+		if (begun == UINT64_MAX)
+			return 0;	/* no begin: nothing to place */
+		ph_out = 'X';
+		start = ts = begun;
+		end = fxt_client_ns(r, rec->u.event.ts);
+		goto call;
+	case FXT_ET_DURATION_COMPLETE:
+		end = fxt_client_ns(r, rec->u.event.end_ts);
+	call:
+		if (end < ts)
+			end = ts;
+		uncut = end;
+		if (!sel)
+			break;
+		if (end < sel->from_ns || ts > sel->to_ns)
+			return 0;
+		clip = clip_arg(ts < sel->from_ns, end > sel->to_ns);
+		keep = clip || (ts == sel->from_ns && sel->since.set);
+		ts = ts < sel->from_ns ? sel->from_ns : ts;
+		end = end > sel->to_ns ? sel->to_ns : end;
+		break;
+	default:
+		if (sel && !fxt_sel_point(sel, ts))
+			return 0;
+	}
+	if (keep)
+		capture_start(j);
+	begin_event(j, rec->u.event.name, rec->u.event.category, ph_out ? ph_out : ph[et]);
+	put_where(j, ts, k);
 	switch (et) {
 	case FXT_ET_INSTANT:
 		PUTS(j, ",\"s\":\"");
@@ -478,12 +625,13 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 		}
 		want = want_series;
 		break;
-	case FXT_ET_DURATION_COMPLETE: {
-		uint64_t end = fxt_client_ns(r, rec->u.event.end_ts);
-		PUTS(j, ",\"dur\":");
-		put_us(j, end > ts ? end - ts : 0);
+	case FXT_ET_DURATION_END:	/* in a window, a begin/end pair is one call */
+	case FXT_ET_DURATION_COMPLETE:
+		if (et == FXT_ET_DURATION_COMPLETE || ph_out) {
+			PUTS(j, ",\"dur\":");
+			put_us(j, end - ts);
+		}
 		break;
-	}
 	case FXT_ET_FLOW_STEP:
 	case FXT_ET_FLOW_END:
 		PUTS(j, ",\"bp\":\"e\"");
@@ -496,34 +644,14 @@ static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fx
 		put_hex(j, rec->u.event.id);
 		break;
 	}
-	if (et == FXT_ET_DURATION_END && !rec->nargs) {
-		pop_args(j, rec, &j->scratch);
-		put_args(j, &j->scratch, rec->u.event.thread.pid, NULL);
-	} else {
-		if (et == FXT_ET_DURATION_END)
-			pop_args(j, rec, &j->scratch);
-		put_args(j, rec, rec->u.event.thread.pid, want);
-	}
+	if (ph_out)	/* the begin's arguments, then the end's */
+		put_args(j, &j->scratch, k->pid, NULL, rec, clip);
+	else if (et == FXT_ET_DURATION_END && !rec->nargs)
+		put_args(j, &j->scratch, k->pid, NULL, NULL, clip);
+	else
+		put_args(j, rec, k->pid, want, NULL, clip);
 	PUTS(j, "}");
-	return 0;
-}
-
-/* 1 when rec is the `log` instant an FXT writer adds after a log record for viewers that show
- * only events (same thread, time and message as the log record just before it). */
-static int is_log_mirror(const struct fxt_json *j, const struct fxt_record *rec)
-{
-	const struct fxt_record *l = &j->last_log;
-
-	if (l->type != FXT_RT_LOG || rec->u.event.event_type != FXT_ET_INSTANT ||
-	    !sv_eq(rec->u.event.category, (struct fxt_sv){ "log", 3 }) ||
-	    rec->u.event.ts != l->u.log.ts || rec->u.event.thread.pid != l->u.log.thread.pid ||
-	    rec->u.event.thread.tid != l->u.log.thread.tid)
-		return 0;
-	for (unsigned i = 0; i < rec->nargs; i++)
-		if (rec->args[i].type == FXT_AT_STRING &&
-		    sv_eq(rec->args[i].name, (struct fxt_sv){ "message", 7 }))
-			return sv_eq(rec->args[i].v.str, l->u.log.msg);
-	return 0;
+	return keep ? capture_end(j, k, ts, end - ts, start, uncut) : 0;
 }
 
 /* Returns 0, or -ENOMEM. */
@@ -538,6 +666,8 @@ static int kernel_object(struct fxt_json *j, const struct fxt_record *rec)
 
 	if (rec->u.kobj.obj_type != FXT_OBJ_TYPE_PROCESS && !thread)
 		return 0;
+	if (j->sel && !thread && !fxt_sel_process(j->sel, pid))
+		return 0;	/* a process not selected: no track of its own */
 	if ((i = ctab_get(&j->knames, &k, 1)) < 0)
 		return -ENOMEM;
 	kn = ctab_at(&j->knames, (uint32_t)i);
@@ -552,6 +682,8 @@ static int kernel_object(struct fxt_json *j, const struct fxt_record *rec)
 			    !memcmp(rec->args[i].name.s, "process", 7))
 				pid = rec->args[i].v.u64;
 	}
+	if (thread && j->sel && !fxt_sel_thread(j->sel, pid, tid))
+		return 0;
 	if (thread) {
 		struct ckey sk = { 2, tid, { "", 0 } };
 		int64_t si = ctab_get(&j->sw, &sk, 1);
@@ -579,18 +711,123 @@ static struct swstate *sw_get(struct fxt_json *j, uint64_t a, uint64_t b, int *c
 	return ctab_at(&j->sw, (uint32_t)i);
 }
 
+static const struct fxt_sv sched_cat = { "sched", 5 };
+
+/* Writes the begin of CPU cpu's slice of thread tid (of process pid) at ts. */
+static void cpu_begin(struct fxt_json *j, unsigned cpu, uint64_t ts, uint64_t pid, uint64_t tid,
+		      const char *clip)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "tid %llu", (unsigned long long)tid);
+
+	begin_event(j, (struct fxt_sv){ buf, (size_t)n }, sched_cat, 'B');
+	put_where(j, ts, &(struct fxt_koids){ 0, cpu });
+	PUTS(j, ",\"args\":{\"pid\":");
+	put_u64(j, pid);
+	PUTS(j, ",\"tid\":");
+	put_u64(j, tid);
+	if (clip) {
+		PUTS(j, ",");
+		put(j, clip, strlen(clip));
+	}
+	PUTS(j, "}}");
+}
+
+/* Ends CPU cpu's slice (c) at ts, as much of it as lies in the window; state: how its thread
+ * left (NULL: a switch out was lost). */
+static void cpu_end(struct fxt_json *j, struct swstate *c, unsigned cpu, uint64_t ts,
+		    const char *state)
+{
+	const struct fxt_sel *sel = j->sel;
+	const char *clip = NULL;
+
+	if (!c->begun) {
+		if (!sel || c->in_ns > sel->to_ns || ts < sel->from_ns) {
+			c->tid = 0;
+			return;
+		}
+		cpu_begin(j, cpu, sel->from_ns, c->pid, c->tid, clip_arg(1, 0));
+	}
+	if (sel && ts > sel->to_ns) {
+		ts = sel->to_ns;
+		clip = clip_arg(0, 1);
+	}
+	begin_event(j, (struct fxt_sv){ "", 0 }, sched_cat, 'E');
+	put_where(j, ts, &(struct fxt_koids){ 0, cpu });
+	if (state || clip) {
+		PUTS(j, ",\"args\":{");
+		if (state) {
+			PUTS(j, "\"end_state\":\"");
+			put(j, state, strlen(state));
+			PUTS(j, "\"");
+		}
+		if (clip) {
+			if (state)
+				PUTS(j, ",");
+			put(j, clip, strlen(clip));
+		}
+		PUTS(j, "}");
+	}
+	PUTS(j, "}");
+	c->tid = 0;
+}
+
+/* Thread tid's slice off CPU [from, to], as much of it as lies in the window. */
+static void off_cpu(struct fxt_json *j, const struct swstate *t, uint64_t tid, uint64_t from,
+		    uint64_t to)
+{
+	const char *what = t->state == 1 ? "off-cpu (preempted)" : "off-cpu (blocked)";
+	const struct fxt_sel *sel = j->sel;
+	const char *clip = NULL;
+
+	if (sel) {
+		if (to < sel->from_ns || from > sel->to_ns)
+			return;
+		clip = clip_arg(from < sel->from_ns, to > sel->to_ns);
+		from = from < sel->from_ns ? sel->from_ns : from;
+		to = to > sel->to_ns ? sel->to_ns : to;
+	}
+	begin_event(j, (struct fxt_sv){ what, strlen(what) }, sched_cat, 'X');
+	put_where(j, from, &(struct fxt_koids){ t->pid, tid });
+	PUTS(j, ",\"dur\":");
+	put_us(j, to - from);
+	if (clip) {
+		PUTS(j, ",\"args\":{");
+		put(j, clip, strlen(clip));
+		PUTS(j, "}");
+	}
+	PUTS(j, "}");
+}
+
+/* tid when it is a selected thread, else 0 (not a thread of the trace). Returns -1 (ENOMEM). */
+static int64_t sw_thread(struct fxt_json *j, uint64_t tid)
+{
+	int created;
+	struct swstate *t;
+
+	if (!tid || !j->sel || !fxt_sel_threads(j->sel))
+		return (int64_t)tid;
+	if (!(t = sw_get(j, 2, tid, &created)))
+		return -1;
+	return fxt_sel_thread(j->sel, t->pid, tid) ? (int64_t)tid : 0;
+}
+
 /* One context switch record: the CPU track's slices and the threads' off-CPU slices. */
 static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
 {
-	static const struct fxt_sv sched = { "sched", 5 };
 	uint64_t ts = fxt_client_ns(r, rec->u.sched.ts);
-	uint64_t out = rec->u.sched.out_thread.tid, in = rec->u.sched.in_thread.tid;
+	int64_t out = sw_thread(j, rec->u.sched.out_thread.tid);
+	int64_t in = sw_thread(j, rec->u.sched.in_thread.tid);
 	unsigned cpu = rec->u.sched.cpu;
 	int created;
-	struct swstate *c = sw_get(j, 1, cpu, &created), *t;
+	struct swstate *c, *t;
 	char buf[64];
 
-	if (!c)
+	if (out < 0 || in < 0)
+		return -ENOMEM;
+	if (!out && !in)
+		return 0;
+	if (!(c = sw_get(j, 1, cpu, &created)))
 		return -ENOMEM;
 	if (created) {
 		int n = snprintf(buf, sizeof(buf), "CPU %u", cpu);
@@ -610,47 +847,29 @@ static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct 
 		PUTS(j, "}}");
 		c = sw_get(j, 1, cpu, &created);
 	}
-	if (out && c->tid == out) {
-		begin_event(j, (struct fxt_sv){ "", 0 }, sched, 'E');
-		put_where(j, ts, &(struct fxt_koids){ 0, cpu });
-		PUTS(j, ",\"args\":{\"end_state\":\"");
-		PUTS(j, rec->u.sched.out_state == 1 ? "preempted" : "blocked");
-		PUTS(j, "\"}}");
-		c->tid = 0;
-	}
+	if (out && c->tid == (uint64_t)out)
+		cpu_end(j, c, cpu, ts, rec->u.sched.out_state == 1 ? "preempted" : "blocked");
 	if (out) {
-		if (!(t = sw_get(j, 2, out, &created)))
+		if (!(t = sw_get(j, 2, (uint64_t)out, &created)))
 			return -ENOMEM;
 		t->out_ns = ts;
 		t->state = rec->u.sched.out_state;
 	}
 	if (in) {
-		int n = snprintf(buf, sizeof(buf), "tid %llu", (unsigned long long)in);
 		/* the thread first: creating it may move the CPU's entry (which exists) */
-		if (!(t = sw_get(j, 2, in, &created)) || !(c = sw_get(j, 1, cpu, &created)))
+		if (!(t = sw_get(j, 2, (uint64_t)in, &created)) || !(c = sw_get(j, 1, cpu, &created)))
 			return -ENOMEM;
-		t = sw_get(j, 2, in, &created);
-		if (c->tid) {	/* a switch out was lost: close the CPU's slice here */
-			begin_event(j, (struct fxt_sv){ "", 0 }, sched, 'E');
-			put_where(j, ts, &(struct fxt_koids){ 0, cpu });
-			PUTS(j, "}");
-		}
-		begin_event(j, (struct fxt_sv){ buf, (size_t)n }, sched, 'B');
-		put_where(j, ts, &(struct fxt_koids){ 0, cpu });
-		PUTS(j, ",\"args\":{\"pid\":");
-		put_u64(j, t->pid);
-		PUTS(j, ",\"tid\":");
-		put_u64(j, in);
-		PUTS(j, "}}");
-		c->tid = in;
-		if (t->out_ns && t->out_ns <= ts) {
-			const char *what = t->state == 1 ? "off-cpu (preempted)" : "off-cpu (blocked)";
-			begin_event(j, (struct fxt_sv){ what, strlen(what) }, sched, 'X');
-			put_where(j, t->out_ns, &(struct fxt_koids){ t->pid, in });
-			PUTS(j, ",\"dur\":");
-			put_us(j, ts - t->out_ns);
-			PUTS(j, "}");
-		}
+		t = sw_get(j, 2, (uint64_t)in, &created);
+		if (c->tid)	/* a switch out was lost: close the CPU's slice here */
+			cpu_end(j, c, cpu, ts, NULL);
+		c->tid = (uint64_t)in;
+		c->pid = t->pid;
+		c->in_ns = ts;
+		c->begun = !j->sel || fxt_sel_point(j->sel, ts);
+		if (c->begun)
+			cpu_begin(j, cpu, ts, t->pid, (uint64_t)in, NULL);
+		if (t->out_ns && t->out_ns <= ts)
+			off_cpu(j, t, (uint64_t)in, t->out_ns, ts);
 		t->out_ns = 0;
 	}
 	return 0;
@@ -659,9 +878,13 @@ static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct 
 static void log_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	static const struct fxt_sv log = { "log", 3 };
+	uint64_t ts = fxt_client_ns(r, rec->u.log.ts);
 
+	if (j->sel && (!fxt_sel_thread(j->sel, rec->u.log.thread.pid, rec->u.log.thread.tid) ||
+		       !fxt_sel_point(j->sel, ts)))
+		return;
 	begin_event(j, log, log, 'i');
-	put_where(j, fxt_client_ns(r, rec->u.log.ts), &rec->u.log.thread);
+	put_where(j, ts, &rec->u.log.thread);
 	PUTS(j, ",\"s\":\"t\",\"args\":{\"message\":");
 	put_str(j, rec->u.log.msg);
 	PUTS(j, "}}");
@@ -672,10 +895,12 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 	if (!j->started++)
 		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	switch (rec->type) {
-	case FXT_RT_EVENT:
-		if (!is_log_mirror(j, rec) && event(j, r, rec) < 0)
-			return -ENOMEM;
+	case FXT_RT_EVENT: {
+		int rc = fxt_logs_mirror(&j->logs, rec) ? 0 : event(j, r, rec);
+		if (rc < 0)
+			return rc;
 		break;
+	}
 	case FXT_RT_KERNEL_OBJECT:
 		if (kernel_object(j, rec) < 0)
 			return -ENOMEM;
@@ -685,10 +910,10 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 			return -ENOMEM;
 		break;
 	case FXT_RT_LOG:
+		if (fxt_logs_note(&j->logs, rec) < 0)
+			return -ENOMEM;
 		log_record(j, r, rec);
-		j->last_log.type = FXT_RT_LOG;
-		j->last_log.u.log = rec->u.log;
-		return j->err;
+		break;
 	case FXT_RT_USERSPACE_OBJECT: {
 		struct ckey k = { rec->u.uobj.process_koid, rec->u.uobj.pointer, { "", 0 } };
 		int64_t i = ctab_get(&j->uobjs, &k, 1);
@@ -698,14 +923,59 @@ int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct
 		break;
 	}
 	}
-	j->last_log.type = FXT_RT_METADATA;
 	return j->err;
+}
+
+/* In a window: the begins never ended, as calls cut at the window's end (kept late) or, without
+ * an end, as begins (outermost first: before the late calls of their start). Returns 0 or
+ * -ENOMEM. */
+static int never_ended(struct fxt_json *j)
+{
+	const struct fxt_sel *sel = j->sel;
+
+	for (uint32_t i = 0; i < j->open.n; i++) {
+		struct open_args *o = ctab_at(&j->open, i);
+		struct fxt_koids k = { o->key.a, o->key.b };
+		uint32_t at = 0;
+		for (uint32_t d = 0; d < o->depth; at += o->frames[d++].nargs) {
+			const struct opened *f = &o->frames[d];
+			uint64_t ts = f->begin < sel->from_ns ? sel->from_ns : f->begin;
+			if (f->begin > sel->to_ns)
+				continue;
+			j->scratch.nargs = f->nargs;
+			memcpy(j->scratch.args, o->args + at, f->nargs * sizeof(*o->args));
+			if (sel->until.set)
+				capture_start(j);
+			begin_event(j, f->name, f->cat, sel->until.set ? 'X' : 'B');
+			put_where(j, ts, &k);
+			if (sel->until.set) {
+				PUTS(j, ",\"dur\":");
+				put_us(j, sel->to_ns - ts);
+			}
+			put_args(j, &j->scratch, k.pid, NULL, NULL,
+				 clip_arg(f->begin < sel->from_ns, sel->until.set));
+			PUTS(j, "}");
+			if (sel->until.set &&
+			    capture_end(j, &k, ts, sel->to_ns - ts, f->begin, UINT64_MAX) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 int fxt_json_finish(struct fxt_json *j)
 {
 	if (!j->started++)
 		PUTS(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	if (j->sel && never_ended(j) < 0)
+		return -ENOMEM;
+	if (j->nlate > 1)
+		qsort(j->late, j->nlate, sizeof(*j->late), late_cmp);
+	for (size_t i = 0; i < j->nlate; i++) {
+		if (j->events++)
+			PUTS(j, ",");
+		put(j, j->late[i].text, j->late[i].len);
+	}
 	PUTS(j, "\n]}\n");
 	flush(j);
 	if (fflush(j->f))

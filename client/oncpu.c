@@ -1,10 +1,12 @@
 /* On-CPU time of threads from context switch records (scheduling type 1, fxtauto --sched):
- * each thread's switches in and out, collected in any order, sorted once into on-CPU intervals
- * with prefix sums, so that the on-CPU time of any span [start, end] of a thread is two binary
+ * each thread's switches in and out, collected in any order, sorted into on-CPU intervals with
+ * prefix sums, so that the on-CPU time of any span [start, end] of a thread is two binary
  * searches; and its off-CPU stretches (a switch out to the next switch in), preempted (switched
  * out running) or blocked. A thread is on CPU before its first record if that record is a
  * switch out, and after its last one if that is a switch in; a thread without records is on
- * CPU throughout. Memory: 24 bytes per switch. One object per thread of the caller; no I/O. */
+ * CPU throughout. The intervals are built by fxt_oncpu_finish(), again after more switches (a
+ * streaming reader's): only threads with new switches are rebuilt. Memory: 56 bytes per switch.
+ * One object per thread of the caller; no I/O. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,9 +29,12 @@ struct off {
 struct othr {
 	struct ckey key;	/* a = tid */
 	uint64_t pid;
-	struct sw *ev;		/* events, then (after finish) intervals [ev[i].ts, ev[i].in) */
-	uint64_t *cum;		/* cum[i]: on-CPU ns of the intervals before i */
+	struct sw *ev;		/* the switches given */
 	uint32_t n, cap;
+	int stale;		/* switches given since the intervals were built */
+	struct sw *iv;		/* after finish: on-CPU intervals [iv[i].ts, iv[i].in) */
+	uint64_t *cum;		/* cum[i]: on-CPU ns of the intervals before i */
+	uint32_t niv;
 	struct off *off;	/* after finish: off-CPU stretches in time order */
 	uint32_t noff;
 };
@@ -58,6 +63,7 @@ void fxt_oncpu_free(struct fxt_oncpu *o)
 	for (uint32_t i = 0; i < o->thrs.n; i++) {
 		struct othr *t = ctab_at(&o->thrs, i);
 		free(t->ev);
+		free(t->iv);
 		free(t->cum);
 		free(t->off);
 	}
@@ -83,14 +89,13 @@ static int add(struct fxt_oncpu *o, uint64_t pid, uint64_t tid, uint64_t ts, int
 	}
 	t->pid = pid;
 	t->ev[t->n++] = (struct sw){ ts, (uint64_t)in, state };
+	t->stale = 1;
 	return 0;
 }
 
 int fxt_oncpu_switch(struct fxt_oncpu *o, const struct fxt_koids *out, uint32_t out_state,
 		     const struct fxt_koids *in, uint64_t ts_ns)
 {
-	if (o->finished)
-		return -EINVAL;
 	o->switches++;
 	if (out->tid && add(o, out->pid, out->tid, ts_ns, 0, out_state) < 0)
 		return -ENOMEM;
@@ -110,46 +115,57 @@ static int sw_cmp(const void *x, const void *y)
 	return a->ts < b->ts ? -1 : a->ts > b->ts ? 1 : (int)a->in - (int)b->in;
 }
 
+/* Builds t's intervals and off-CPU stretches from its switches. Returns 0 or -ENOMEM. */
+static int build(struct othr *t)
+{
+	uint32_t m = 0;
+	int open = 0;
+
+	qsort(t->ev, t->n, sizeof(*t->ev), sw_cmp);
+	free(t->off);
+	free(t->iv);
+	free(t->cum);
+	t->off = malloc(t->n * sizeof(*t->off));
+	t->iv = malloc(t->n * sizeof(*t->iv));
+	t->cum = malloc(((size_t)t->n + 1) * sizeof(*t->cum));
+	t->noff = t->niv = 0;
+	if (!t->off || !t->iv || !t->cum)
+		return -ENOMEM;
+	/* off-CPU stretches: each switch out to the next switch in */
+	for (uint32_t j = 0; j + 1 < t->n; j++)
+		if (!t->ev[j].in && t->ev[j + 1].in)
+			t->off[t->noff++] = (struct off){ t->ev[j].ts, t->ev[j + 1].ts, t->ev[j].state };
+	/* intervals: an in opens one, an out closes the open one (or one from 0) */
+	for (uint32_t j = 0; j < t->n; j++) {
+		struct sw e = t->ev[j];
+		if (e.in) {
+			if (!open)
+				t->iv[m] = (struct sw){ e.ts, UINT64_MAX, 0 };
+			open = 1;
+		} else if (open) {
+			t->iv[m++].in = e.ts;
+			open = 0;
+		} else if (m == 0 && j == 0) {
+			t->iv[m++] = (struct sw){ 0, e.ts, 0 };	/* running since the start */
+		}
+	}
+	if (open)
+		m++;
+	t->niv = m;
+	t->cum[0] = 0;
+	for (uint32_t j = 0; j < m; j++)
+		t->cum[j + 1] = t->cum[j] + (t->iv[j].in == UINT64_MAX ? 0 : t->iv[j].in - t->iv[j].ts);
+	t->stale = 0;
+	return 0;
+}
+
 int fxt_oncpu_finish(struct fxt_oncpu *o)
 {
-	if (o->finished)
-		return -EINVAL;
 	o->finished = 1;
 	for (uint32_t i = 0; i < o->thrs.n; i++) {
 		struct othr *t = ctab_at(&o->thrs, i);
-		qsort(t->ev, t->n, sizeof(*t->ev), sw_cmp);
-		/* off-CPU stretches: each switch out to the next switch in */
-		if (t->n && !(t->off = malloc(t->n * sizeof(*t->off))))
+		if (t->stale && build(t) < 0)
 			return -ENOMEM;
-		for (uint32_t j = 0; j + 1 < t->n; j++)
-			if (!t->ev[j].in && t->ev[j + 1].in)
-				t->off[t->noff++] = (struct off){ t->ev[j].ts, t->ev[j + 1].ts,
-								  t->ev[j].state };
-		/* intervals in place: an in opens one, an out closes the open one (or one from 0) */
-		uint32_t m = 0;
-		int open = 0;
-		for (uint32_t j = 0; j < t->n; j++) {
-			struct sw e = t->ev[j];
-			if (e.in) {
-				if (!open)
-					t->ev[m] = (struct sw){ e.ts, UINT64_MAX, 0 };
-				open = 1;
-			} else if (open) {
-				t->ev[m++].in = e.ts;
-				open = 0;
-			} else if (m == 0 && j == 0) {
-				t->ev[m++] = (struct sw){ 0, e.ts, 0 };	/* running since the start */
-			}
-		}
-		if (open)
-			m++;
-		t->n = m;
-		t->cum = malloc(((size_t)m + 1) * sizeof(*t->cum));
-		if (!t->cum)
-			return -ENOMEM;
-		t->cum[0] = 0;
-		for (uint32_t j = 0; j < m; j++)
-			t->cum[j + 1] = t->cum[j] + (t->ev[j].in == UINT64_MAX ? 0 : t->ev[j].in - t->ev[j].ts);
 	}
 	return 0;
 }
@@ -157,17 +173,17 @@ int fxt_oncpu_finish(struct fxt_oncpu *o)
 /* On-CPU ns of t in [0, x]. */
 static uint64_t upto(const struct othr *t, uint64_t x)
 {
-	uint32_t lo = 0, hi = t->n;	/* first interval starting after x */
+	uint32_t lo = 0, hi = t->niv;	/* first interval starting after x */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->ev[mid].ts <= x)
+		if (t->iv[mid].ts <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return 0;
-	const struct sw *iv = &t->ev[lo - 1];
+	const struct sw *iv = &t->iv[lo - 1];
 	return t->cum[lo - 1] + ((x < iv->in ? x : iv->in) - iv->ts);
 }
 
@@ -175,9 +191,9 @@ uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start,
 {
 	struct ckey k = { tid, 0, { "", 0 } };
 	int64_t i = o->finished ? ctab_get((struct ctab *)&o->thrs, &k, 0) : -1;
-	if (i < 0 || end < start)
+	const struct othr *t = i < 0 ? NULL : ctab_at(&o->thrs, (uint32_t)i);
+	if (!t || !t->iv || end < start)	/* no switches, or none built yet */
 		return end >= start ? end - start : 0;
-	const struct othr *t = ctab_at(&o->thrs, (uint32_t)i);
 	return upto(t, end) - upto(t, start);
 }
 

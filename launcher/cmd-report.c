@@ -3,9 +3,10 @@
  * process (or thread) a function table — calls, total, self, average, max — or the call tree,
  * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
  * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
- * program's functions or count in their self time. Filters: pid, tid, function glob, time
- * window. Exit status (launcher/cmd.h): 0 ok; 1 invalid archive (the figures of what precedes
- * the problem are printed) or filters that match nothing; 2 usage, unreadable file. */
+ * program's functions or count in their self time. Filters: processes, threads, time window
+ * (client/selection.c: calls inside it), function glob. Exit status (launcher/cmd.h): 0 ok;
+ * 1 invalid archive (the figures of what precedes the problem are printed) or filters that
+ * match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,9 +28,8 @@ struct report {
 	struct ctab names;	/* a = kernel object type, b = koid -> struct named */
 	struct ctab uobjs;	/* a = process koid, b = pointer -> struct named */
 	struct ctab labels;	/* join wait labels made here: key.s owned (malloc) */
-	uint64_t pid, tid;
-	int has_pid, has_tid;
-	uint64_t start_ns;	/* first pass: earliest event time */
+	struct fxt_sel sel;	/* --pid, --tid, --since/--until (--from/--to) */
+	uint64_t start_ns;	/* first pass: the trace start (earliest event time) */
 	uint64_t matched;	/* events that passed --pid/--tid */
 	uint64_t dropped;	/* records the archive says were dropped */
 	uint64_t overwritten, wrapped;	/* about how many records circular buffers overwrote,
@@ -63,11 +63,11 @@ static const char usage[] =
 	"                   encloses on its thread (main, thread start functions); lock waits,\n"
 	"                   thread spans and tracer stalls are not calls (their callees'\n"
 	"                   caller is the function around them)\n"
-	"  --pid PID        only this process     --tid TID   only this thread\n"
 	"  --function GLOBS only functions whose name matches a glob (comma-separated;\n"
 	"                   repeatable; in --tree: paths to them)\n"
-	"  --from TIME      only calls starting at or after TIME (10ms, 1.5s, 200us, 42ns)\n"
-	"  --to TIME        only calls ending at or before TIME; both relative to trace start\n"
+	"%s"
+	"  --from TIME      --since +TIME (older name: after the trace start, + or not)\n"
+	"  --to TIME        --until +TIME\n"
 	"Sampled stacks (category sample), lock waits (lock), thread creation (pthread) and the\n"
 	"tracer's own stalls (fxtauto) get sections of their own: they are not the program's\n"
 	"functions, and a caller's self time excludes them as it excludes its callees.\n"
@@ -229,11 +229,11 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
+	if (!rp->pass2)
+		fxt_trace_start_note(&rp->start_ns, r, rec);
 	if (et == FXT_ET_INSTANT && !rp->pass2)
 		return note_loss(rp, r, rec);
-	if (rp->start_ns > fxt_client_ns(r, rec->u.event.ts))
-		rp->start_ns = fxt_client_ns(r, rec->u.event.ts);
-	if ((rp->has_pid && th->pid != rp->pid) || (rp->has_tid && th->tid != rp->tid))
+	if (!fxt_sel_thread(&rp->sel, th->pid, th->tid))
 		return fxt_prof_cut(rp->prof);
 	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
 		return 0;
@@ -561,9 +561,10 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sort", required_argument, 0, 's' }, { "limit", required_argument, 0, 'l' },
 		{ "threads", no_argument, 0, 'T' },    { "tree", no_argument, 0, 't' },
-		{ "pid", required_argument, 0, 'p' },  { "tid", required_argument, 0, 'i' },
-		{ "function", required_argument, 0, 'f' }, { "from", required_argument, 0, 'F' },
-		{ "to", required_argument, 0, 'E' },   { "help", no_argument, 0, 'h' },
+		FXT_SEL_OPTIONS,
+		{ "function", required_argument, 0, 'f' },
+		{ "from", required_argument, 0, FXT_SEL_FROM },
+		{ "to", required_argument, 0, FXT_SEL_TO }, { "help", no_argument, 0, 'h' },
 		{ "edges", no_argument, 0, 'g' },
 		{ 0, 0, 0, 0 },
 	};
@@ -571,9 +572,9 @@ int cmd_report(int argc, char **argv)
 	struct fxt_prof_opts po = { 0 };
 	static char globs[4096];	/* --function's lists, joined by commas */
 	struct fxt_client_result res = { 0 };
-	uint64_t from = 0, to = 0, lim;
-	int has_from = 0, has_to = 0, c, code = 0;
-	char msg[320];
+	uint64_t lim;
+	int c, code = 0;
+	char msg[320], what[256];
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -596,14 +597,13 @@ int cmd_report(int argc, char **argv)
 		case 'T': rp.threads = 1; break;
 		case 't': rp.tree = 1; break;
 		case 'g': rp.edges = 1; break;
-		case 'p':
-		case 'i':
-			if (parse_u64(optarg, c == 'p' ? &rp.pid : &rp.tid) < 0) {
-				fprintf(stderr, "fxt report: --%s %s: expected a number\n",
-					c == 'p' ? "pid" : "tid", optarg);
+		case FXT_SEL_PID: case FXT_SEL_TID: case FXT_SEL_SINCE: case FXT_SEL_UNTIL:
+		case FXT_SEL_FROM: case FXT_SEL_TO:
+			if (fxt_sel_option(&rp.sel, c, optarg, msg, sizeof(msg)) < 0) {
+				fprintf(stderr, "fxt report: %s\n", msg);
+				fxt_sel_free(&rp.sel);
 				return CMD_EXIT_ERROR;
 			}
-			*(c == 'p' ? &rp.has_pid : &rp.has_tid) = 1;
 			break;
 		case 'f': {	/* repeatable: the lists joined */
 			size_t at = strlen(globs);
@@ -615,25 +615,24 @@ int cmd_report(int argc, char **argv)
 			rp.glob = globs;
 			break;
 		}
-		case 'F':
-		case 'E':
-			if (fxt_time_parse(optarg, c == 'F' ? &from : &to) < 0) {
-				fprintf(stderr, "fxt report: --%s %s: expected a time like 10ms, 1.5s, "
-					"200us or 42ns\n", c == 'F' ? "from" : "to", optarg);
-				return CMD_EXIT_ERROR;
-			}
-			*(c == 'F' ? &has_from : &has_to) = 1;
-			break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return CMD_EXIT_ERROR;
+		case 'h':
+			printf(usage, fxt_sel_usage);
+			fxt_sel_free(&rp.sel);
+			return 0;
+		default:
+			fprintf(stderr, usage, fxt_sel_usage);
+			fxt_sel_free(&rp.sel);
+			return CMD_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "fxt report: expected one archive (try fxt report --help)\n");
+		fxt_sel_free(&rp.sel);
 		return CMD_EXIT_ERROR;
 	}
-	if (has_from && has_to && to < from) {
-		fprintf(stderr, "fxt report: --to is before --from\n");
+	if (fxt_sel_check(&rp.sel, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt report: %s\n", msg);
+		fxt_sel_free(&rp.sel);
 		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = rp.threads;
@@ -645,16 +644,19 @@ int cmd_report(int argc, char **argv)
 	fxt_client_read(cmd_input(argv[optind]), on_record, &rp, &res);
 	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
 		goto out;
-	if (rp.start_ns == UINT64_MAX)
-		rp.start_ns = 0;
+	if (fxt_sel_resolve(&rp.sel, rp.start_ns, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt report: %s\n", msg);
+		code = CMD_EXIT_ERROR;
+		res.status = FXT_CS_OK;
+		goto out;
+	}
 	if (rp.oncpu) {
 		if (fxt_oncpu_finish(rp.oncpu) < 0)
 			goto nomem;
 		fxt_prof_set_oncpu(rp.prof, rp.oncpu);
 	}
 	rp.pass2 = 1;	/* context switches and names are read once */
-	while ((c = fxt_prof_rescan(rp.prof, has_from ? rp.start_ns + from : 0,
-				    has_to ? rp.start_ns + to : UINT64_MAX)) == 1) {
+	while ((c = fxt_prof_rescan(rp.prof, rp.sel.from_ns, rp.sel.to_ns)) == 1) {
 		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
 		fxt_client_reread(on_record, &rp, &res);
 		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
@@ -667,17 +669,13 @@ int cmd_report(int argc, char **argv)
 	ctab_free(&rp.uobjs);
 	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)))
 		goto nomem;
-	if (rp.has_pid || rp.has_tid) {
-		char p[32] = "", t[32] = "";
-		if (rp.has_pid)
-			snprintf(p, sizeof(p), " of process %" PRIu64, rp.pid);
-		if (rp.has_tid)
-			snprintf(t, sizeof(t), " of thread %" PRIu64, rp.tid);
-		if (!rp.matched) {
-			fprintf(stderr, "fxt report: %s: no events%s%s\n", argv[optind], p, t);
-			code = CMD_EXIT_INVALID;
-			goto out;
-		}
+	if (fxt_sel_threads(&rp.sel) && !rp.matched) {
+		struct fxt_sel threads = rp.sel;	/* the threads alone */
+		threads.since.set = threads.until.set = 0;
+		fprintf(stderr, "fxt report: %s: no events%s\n", argv[optind],
+			fxt_sel_describe(&threads, what, sizeof(what)));
+		code = CMD_EXIT_INVALID;
+		goto out;
 	}
 	rp.matched = 0;
 	/* pass 2: the figures */
@@ -709,14 +707,18 @@ int cmd_report(int argc, char **argv)
 done:
 	if (!rp.edges)
 		print_loss(&rp);
-	if (!rp.printed && !rp.glob && !has_from && !has_to && !rp.has_pid && !rp.has_tid)
+	if (!rp.printed && !rp.glob && !fxt_sel_window(&rp.sel) && !fxt_sel_threads(&rp.sel))
 		printf("%s: no function calls recorded\n", argv[optind]);
-	if (!rp.printed && (rp.glob || has_from || has_to)) {
+	if (!rp.printed && (rp.glob || fxt_sel_window(&rp.sel))) {
+		struct fxt_sel window = rp.sel;	/* the window alone */
+		window.pids.n = window.tids.n = 0;
 		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
 			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",
-			has_from || has_to ? " in the --from/--to window" : "");
+			fxt_sel_describe(&window, what, sizeof(what)));
 		code = CMD_EXIT_INVALID;
 	}
+	if (fxt_sel_warning(&rp.sel, rp.start_ns, msg, sizeof(msg)))
+		fprintf(stderr, "fxt report: %s\n", msg);
 out:
 	if (res.status != FXT_CS_OK) {
 		fprintf(stderr, "fxt report: %s\n",
@@ -727,6 +729,7 @@ out:
 	fxt_client_close(&res);
 	fxt_prof_free(rp.prof);
 	fxt_oncpu_free(rp.oncpu);
+	fxt_sel_free(&rp.sel);
 	ctab_free(&rp.names);
 	ctab_free(&rp.uobjs);
 	for (uint32_t i = 0; i < rp.labels.n; i++)

@@ -11,6 +11,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_manager(int argc, char **argv);
@@ -26,8 +27,8 @@ int cmd_record_is_service(int argc, char **argv);
 /* Its usage text, also printed by `fxt record --help` after fxtrun's (cmd-record.c). */
 extern const char cmd_record_service_usage[];
 
-/* The exit status of every command that reads an archive (check, dump, report, json, stats,
- * recover), decided here and nowhere else:
+/* The exit status of every command that reads an archive (check, dump, report, replay, json,
+ * stats, recover), decided here and nowhere else:
  *   0  the archive was read whole and is valid (fxt check: warnings allowed);
  *   1  the archive is not valid: empty, not FXT (no magic number record first), truncated,
  *      corrupt, breaks a rule of the format; or a filter matched nothing. What could be read

@@ -24,6 +24,7 @@ static const struct command {
 	{ "report", cmd_report, "where did the time go: per-function table or call tree" },
 	{ "json", cmd_json, "convert to Catapult JSON (chrome://tracing, Perfetto)" },
 	{ "stats", cmd_stats, "counts, sizes, duration per provider and thread, drops" },
+	{ "replay", cmd_replay, "what each thread did, in time order: nested calls, logs, events" },
 	{ "dump", cmd_dump, "print one line per record" },
 	{ "check", cmd_check, "validate an archive (exit 0 valid, 1 invalid, 2 cannot read)" },
 	{ "manager", cmd_manager, "run the trace manager service (clients start it on demand)" },

@@ -170,12 +170,15 @@ struct fxtp_thread {
 	void *altstack;			/* our sigaltstack for this thread, or NULL */
 	struct fxtp_thread *next, *prev;/* thread registry links */
 	struct fxtp_cache_ent cache[FXTP_CACHE_SIZE];
-	struct {
+	struct fxtp_jmp {
 		const void *env;	/* a jmp_buf this thread passed to setjmp */
-		size_t depth;		/* frames open then: a longjmp to it closes the rest */
+		size_t depth;		/* frames alive then: a longjmp to it closes the rest */
+		uint64_t start;		/* start and sp of the innermost of them (depth > 0): */
+		uintptr_t sp;		/* while it is open, env may be jumped to */
 		uint32_t level;		/* siglevel then */
+		uint32_t seq;		/* order of the setjmps (jmps_seq then) */
 	} jmps[FXTP_JMPS];
-	uint32_t jmps_next;		/* round-robin slot for a new jmp_buf */
+	uint32_t jmps_seq;		/* setjmps noted so far (wraps) */
 	size_t below;			/* frames open in the interrupted levels (depth cap) */
 	uint32_t siglevel;		/* 0, or the signal handler level whose state is current */
 	int sigjump;			/* a jump left a handler for a place not remembered: the next

@@ -228,7 +228,7 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 				populate(b, end - chunk, end);	/* the grower is behind */
 			return 0;
 		}
-		if (end + 2 * step_for(backed - base) <= backed || backed >= limit)
+		if (end + step_for(end - base) <= backed || backed >= limit)
 			return end <= backed ? 0 : -ENOSPC;
 		if (holding)
 			break;	/* a handler on the growing thread: grow here, without the lock */
@@ -244,11 +244,13 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 	}
 	int saved = errno, rc = grow.err;
 	uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_RELAXED);
-	uint64_t step = step_for(backed - base);
-	uint64_t to = page_up((end > backed ? end : backed) + step);
+	/* the step doubles with what is used (end), not with what is backed: growing by the
+	 * backed size made every reservation grow the area (2 MiB of strings for a few names) */
+	uint64_t step = step_for(end - base);
+	uint64_t to = page_up(end + 2 * step);
 	if (to > limit)
 		to = limit;
-	if (!rc && to > backed && end + 2 * step > backed) {
+	if (!rc && to > backed && end + step > backed) {
 		int fd = fxtp_grow_fd();
 		rc = extend(b, fd, backed_p, backed, to, 0);
 		if (rc < 0 && end > backed && end < to)

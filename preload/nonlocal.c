@@ -1,9 +1,10 @@
 /* Non-local exits. setjmp/_setjmp/__sigsetjmp are interposed by tail-jumping trampolines (the
  * real function sees its caller's exact context) that remember, per thread, how many frames were
- * alive for that jmp_buf; longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames
- * opened since, before jumping (inlined frames included). A jump to a jmp_buf not remembered
- * marks the thread instead: its next entry closes the frames below the new call's CFA, found from
- * its return address on the stack (stack.c). __cxa_begin_catch (a C++ catch, after an unwind that
+ * alive for that jmp_buf (FXTP_JMPS of them, kept while their frames are open);
+ * longjmp/siglongjmp/_longjmp/__longjmp_chk then close exactly the frames opened since, before
+ * jumping (inlined frames included). A jump to a jmp_buf not remembered marks the thread
+ * instead: its next entry closes the frames below the new call's CFA, found from its return
+ * address on the stack (stack.c). __cxa_begin_catch (a C++ catch, after an unwind that
  * clang-built frames leave without exit hooks) marks it with the catching function's stack
  * pointer: its next entry closes the frames below that. A jump out of a signal handler ends the
  * handler's tracing level (siglevel.c): at once for a remembered jmp_buf, else at the next hook
@@ -23,11 +24,49 @@
 __attribute__((visibility("hidden"))) void *fxtp_real_setjmp, *fxtp_real__setjmp,
 	*fxtp_real___sigsetjmp;
 
+/* Whether the frame entry j remembers (the innermost alive at its setjmp) is still open among
+ * the `open` frames of the current level: then its jmp_buf may be jumped to. A frame closed and
+ * another pushed at the same depth has another start. Entries of an interrupted level stay
+ * (its frames wait for the handler's return); those of a level that ended do not. */
+static int jmp_live(const struct fxtp_thread *t, const struct fxtp_jmp *j, size_t open)
+{
+	if (!j->env || j->level != t->siglevel)
+		return j->env && j->level < t->siglevel;
+	if (j->depth > open)
+		return 0;
+	return !j->depth || (t->base[j->depth - 1].start == j->start &&
+			     t->base[j->depth - 1].sp == j->sp);
+}
+
+/* The entry a setjmp of env takes among the `alive` frames: env's own, else one whose frame is
+ * closed, else the oldest of the outermost (jumps go to an inner one far more often). Evicting
+ * in turn lost live jmp_bufs to a loop of setjmps in callees that had returned (difftest seed
+ * 348): the jump to one was then repaired by a scan, which cannot tell a call inlined into a
+ * frame of the same function from a dead earlier call (stack.c, close_left). */
+static struct fxtp_jmp *jmp_slot(struct fxtp_thread *t, const void *env, size_t alive)
+{
+	struct fxtp_jmp *slot = NULL;
+	int slot_live = 1;
+	for (struct fxtp_jmp *j = t->jmps; j < t->jmps + FXTP_JMPS; j++) {
+		if (j->env == env)
+			return j;
+		if (!slot_live)
+			continue;
+		int live = jmp_live(t, j, alive);
+		if (!slot || !live || j->depth < slot->depth ||
+		    (j->depth == slot->depth && (int32_t)(j->seq - slot->seq) < 0)) {
+			slot = j;
+			slot_live = live;
+		}
+	}
+	return slot;
+}
+
 /* Called by the trampolines before the tail jump: remembers env with the depth of the frames
  * still alive, those whose sp is not below sp (the caller's stack pointer at its call of the
  * setjmp: every frame below it is dead, left by a jump or an unwind whose repair is pending
- * until the next entry; kept, a later jump to env would keep them too). Resolves the real
- * functions on first use. Never fails. */
+ * until the next entry; kept, a later jump to env would keep them too), and the innermost of
+ * them. Resolves the real functions on first use. Never fails. */
 __attribute__((visibility("hidden"), no_instrument_function, used)) void
 fxtp_setjmp_note(const void *env, uintptr_t sp)
 {
@@ -40,19 +79,17 @@ fxtp_setjmp_note(const void *env, uintptr_t sp)
 	struct fxtp_thread *t = &fxtp_self;
 	if (!t->base)
 		return;
-	uint32_t slot = t->jmps_next;
-	for (uint32_t i = 0; i < FXTP_JMPS; i++)
-		if (t->jmps[i].env == env)
-			slot = i;
-	if (slot == t->jmps_next)
-		t->jmps_next = (t->jmps_next + 1) % FXTP_JMPS;
 	size_t depth = (size_t)(t->top - t->base);
 	if (sp >= t->stack_lo && sp < t->stack_hi)	/* else an alternate stack: no order */
 		while (depth && t->base[depth - 1].sp < sp)
 			depth--;
-	t->jmps[slot].depth = depth;
-	t->jmps[slot].level = t->siglevel;
-	t->jmps[slot].env = env;
+	struct fxtp_jmp *j = jmp_slot(t, env, depth);
+	j->depth = depth;
+	j->start = depth ? t->base[depth - 1].start : 0;
+	j->sp = depth ? t->base[depth - 1].sp : 0;
+	j->level = t->siglevel;
+	j->seq = t->jmps_seq++;
+	j->env = env;
 }
 
 /* Each trampoline keeps the argument registers, calls the note (env, the caller's stack pointer
@@ -99,17 +136,14 @@ static void jumping(const void *env)
 		fxtp_leave(t);
 		return;
 	}
-	size_t depth = (size_t)-1;
-	uint32_t level = UINT32_MAX;
+	const struct fxtp_jmp *j = NULL;
 	for (uint32_t i = 0; i < FXTP_JMPS; i++)
-		if (t->jmps[i].env == env) {
-			depth = t->jmps[i].depth;
-			level = t->jmps[i].level;
-		}
-	if (level < t->siglevel)	/* out of signal handlers: their levels end here */
-		fxtp_sig_pop_to(t, level, fxtp_now());
-	if (level == t->siglevel && depth <= (size_t)(t->top - t->base)) {
-		fxtp_close_frames_above(t, t->base + depth, fxtp_now());
+		if (t->jmps[i].env == env)
+			j = &t->jmps[i];
+	if (j && j->level < t->siglevel)	/* out of signal handlers: their levels end here */
+		fxtp_sig_pop_to(t, j->level, fxtp_now());
+	if (j && jmp_live(t, j, (size_t)(t->top - t->base))) {
+		fxtp_close_frames_above(t, t->base + j->depth, fxtp_now());
 		fxtp_leave(t);
 		return;
 	}

@@ -155,9 +155,12 @@ __attribute__((no_sanitize_address)) static uintptr_t call_cfa(const struct fxtp
  * from site begins. After a catch: the frames below the catching function's stack pointer. After
  * a jump to a place not known: the frames entered below the new call's CFA, but for one of
  * another function at the very same sp and call site: the frame this call is inlined into (-O2;
- * its site is that frame's caller, so cfa is that frame's too). That exception needs the equal
- * sp: a call inlined after an alloca has a lower one, and then closes the frame it is inlined
- * into (a catch never relies on it: its stack pointer is known). */
+ * its site is that frame's caller, so cfa is that frame's too). One of the same function there
+ * is taken for a dead earlier call: a call inlined into a frame of its own function looks the
+ * same (the landing function's exit, when it comes first, ends the repair: fxtp_exit_slow).
+ * That exception needs the equal sp: a call inlined after an alloca has a lower one, and then
+ * closes the frame it is inlined into (a catch never relies on it: its stack pointer is known;
+ * a jump to a remembered jmp_buf never comes here). */
 static void close_left(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t site)
 {
 	uintptr_t how = t->nonlocal;
@@ -242,29 +245,34 @@ __attribute__((noinline)) void fxtp_enter_slow(struct fxtp_thread *t, uintptr_t 
 	enter_running(t, fn, sp, site);
 }
 
-/* The frame an exit of fn closes, or NULL. The rule (docs/ARCHITECTURE.md, "Matching exits to
- * frames"): a called exit (ret != site) has the sp its entry had: the topmost frame of fn with
- * that sp; if none, the stack pointer moved inside the call (alloca, VLA): the top frame when it
- * is fn's. A tail-jumped exit (ret == site) has fn's CFA as its sp, which is above fn's frame
- * and everything fn called, and equal to the sp of an instrumented caller (a recursive parent
- * of the same fn): the lowest frame of fn among the frames on top whose sp is below it. Frames
- * above the one found never got their exit (longjmp, unwinding) and are closed with it. */
+/* The frame an exit of fn from site closes, or NULL; *sure: found by the rule (not the last
+ * resort). The rule (docs/ARCHITECTURE.md, "Matching exits to frames"): the frame has fn and
+ * site (an inlined call has its caller's site at entry and exit alike). A called exit (ret !=
+ * site) has the sp its entry had, or a lower one when alloca or a VLA moved the stack pointer
+ * inside the call: the topmost such frame whose sp is not below the exit's (the call's callees,
+ * dead or not, have lower ones). A tail-jumped exit (ret == site) has fn's CFA as its sp, which
+ * is above fn's frame and everything fn called, and equal to the sp of an instrumented caller
+ * (a recursive parent of the same fn): the lowest frame among the frames on top whose sp is
+ * below it. Frames above the one found never got their exit (longjmp, unwinding) and are
+ * closed with it. Last resort (an sp that rose inside the call): the top frame when it is fn's. */
 static struct fxtp_frame *exit_frame(struct fxtp_thread *t, uintptr_t fn, uintptr_t sp,
-				     int tail)
+				     uintptr_t site, int tail, int *sure)
 {
 	struct fxtp_frame *g, *found = NULL;
 
+	*sure = 1;
 	if (tail) {
 		for (g = t->top - 1; g >= t->base && g->sp < sp; g--)
-			if (g->fn == fn)
+			if (g->fn == fn && g->site == site)
 				found = g;
 		if (found)
 			return found;
 	} else {
 		for (g = t->top - 1; g >= t->base; g--)
-			if (g->fn == fn && g->sp == sp)
+			if (g->fn == fn && g->site == site && g->sp >= sp)
 				return g;
 	}
+	*sure = 0;
 	return t->top[-1].fn == fn ? t->top - 1 : NULL;
 }
 
@@ -283,9 +291,15 @@ __attribute__((noinline)) void fxtp_exit_slow(struct fxtp_thread *t, uintptr_t f
 		fxtp_sig_drain(t, 1);
 	if (!t->base || t->top == t->base)
 		goto out;	/* an exit whose entry was never seen (before setup, or too early) */
-	struct fxtp_frame *g = exit_frame(t, fn, sp, ret == site);
+	int sure;
+	struct fxtp_frame *g = exit_frame(t, fn, sp, site, ret == site, &sure);
 	if (g)
 		fxtp_close_frames_above(t, g, now);
+	/* A live call's exit closed every frame a non-local exit left above it, and the frames
+	 * below it are its callers: nothing is left to repair (a scan at the next entry could
+	 * not tell a call inlined into a caller of the same function from a dead one). */
+	if (g && sure)
+		t->nonlocal = 0;
 out:
 	fxtp_leave(t);
 }

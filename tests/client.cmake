@@ -25,6 +25,11 @@ if(BATS)
 	endforeach()
 endif()
 
+# fxt replay and json windows on the generated archives (no traced program: sanitizer builds too)
+add_test(NAME client-replay-gen COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+	${CMAKE_CURRENT_SOURCE_DIR}/client/replay-gen.sh ${CMAKE_CURRENT_BINARY_DIR}/client-replay-gen)
+set_tests_properties(client-replay-gen PROPERTIES LABELS "client" TIMEOUT 300)
+
 # main with 1M direct callees in chunks out of order: report and tree against recompute.py
 add_test(NAME client-fanout COMMAND ${CMAKE_COMMAND} -E env ${client_env}
 	${CMAKE_CURRENT_SOURCE_DIR}/client/fanout.sh ${CMAKE_CURRENT_BINARY_DIR}/client-fanout)
@@ -42,7 +47,17 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/examples.sh
 		${client_work} $<TARGET_FILE:c-demo> $<TARGET_FILE:cpp-demo>
 		$<TARGET_FILE:client-calls-work>@300000,3)
-	set_tests_properties(client-examples PROPERTIES LABELS "client;nosan" TIMEOUT 180)
+	set_tests_properties(client-examples PROPERTIES LABELS "client;nosan" TIMEOUT 300)
+	# fxt replay on archives traced from c-demo and tests/progs (api.cmake, locks.cmake,
+	# sched.cmake build them; generator expressions need no order)
+	if(BATS)
+		add_test(NAME fxt-replay-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+			FXTAUTO=$<TARGET_FILE:fxtauto> C_DEMO=$<TARGET_FILE:c-demo>
+			API_ALL=$<TARGET_FILE:api-all> API_MIXED=$<TARGET_FILE:api-mixed>
+			K_LOG=$<TARGET_FILE:k-log> C_SCHED=$<TARGET_FILE:c-sched>
+			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-replay.bats)
+		set_tests_properties(fxt-replay-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
+	endif()
 	add_test(NAME client-speedscope COMMAND ${CMAKE_COMMAND} -E env ${client_env}
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/speedscope.sh
 		${CMAKE_CURRENT_BINARY_DIR}/npm-speedscope $<TARGET_FILE:c-demo>)

@@ -52,7 +52,7 @@ endfunction()
 
 foreach(src s-longjmp.c s-throw.cpp s-signal.c s-fork.c s-pthread-exit.c s-cancel.c s-deep.c
 		s-exit.c s-crash.c s-threads.c s-sigstress.c s-term.c s-exec.c s-wait.c s-recurse.c
-		s-waves.c)
+		s-waves.c s-jmpinline.c)
 	string(REGEX REPLACE "\\.c(pp)?$" "" name ${src})
 	fxt_prog(${name} ${src})
 endforeach()
@@ -114,7 +114,7 @@ foreach(cc ${FXT_E2E_COMPILERS})
 		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread"
 		"s-exit-pthread=s-exit pthread_exit" "s-crash=s-crash segv"
 		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill"
-		"s-recurse=s-recurse")
+		"s-recurse=s-recurse" "s-jmpinline=s-jmpinline")
 	# Recursion whose exit hooks are tail-jumped to, and exceptions caught in recursion with
 	# alloca, under fxtrun too (its own buffers).
 	foreach(prog s-recurse s-throw)

@@ -106,6 +106,66 @@ open(sys.argv[2], "wb").write(d)' "$1" "$2"
 	[ "$status" -eq 0 ]
 }
 
+@test "--since/--until: the window only; calls across a bound cut at it, marked clipped" {
+	"$FXT" json -o full.json t.fxt
+	run "$FXT" json --since 0.001000010 --until 0.001000200 -o w.json t.fxt
+	[ "$status" -eq 0 ]
+	run python3 "$CLIENT_TESTS/json-window.py" full.json w.json 0.001000010 0.001000200
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 0 mismatches" ]]
+	# main [1000000, 1001000] on 1001 cut at both bounds; outer (a begin/end pair on 1002,
+	# [1000100, 1000400]) cut at the end, as one X; a [1000010, 1000200] exactly at the bounds
+	python3 -c 'import json, sys
+ev = {(e["tid"], e["name"]): e for e in json.load(open(sys.argv[1]))["traceEvents"]}
+m, o, a = ev[(1001, "main")], ev[(1002, "outer")], ev[(1001, "a")]
+assert (m["ph"], m["ts"], m["dur"], m["args"]) == ("X", 1000.01, 0.19, {"clipped": "both"}), m
+assert (o["ph"], o["ts"], o["dur"], o["args"]) == ("X", 1000.1, 0.1, {"clipped": "end"}), o
+assert (a["ts"], a["dur"], "args" in a) == (1000.01, 0.19, False), a
+assert (1001, "c") not in ev and (1002, "pthread_mutex_lock") not in ev' w.json
+}
+
+@test "--since/--until: a call starting at the window's start is written after the calls cut there" {
+	# Perfetto orders slices of one start by duration, then as written: main (cut) and a
+	# (whole) span the same window and must nest main > a
+	"$FXT" json --since 0.001000010 --until 0.001000200 --tid 1001 -o w.json t.fxt
+	python3 -c 'import json, sys
+names = [e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+assert names.index("main") < names.index("a"), names' w.json
+}
+
+@test "--since/--until +TIME: after the trace start, the same document as the stamps" {
+	"$FXT" json --since 0.001000010 --until 0.001000200 -o stamps.json t.fxt
+	"$FXT" json --since +10ns --until +200ns -o offsets.json t.fxt
+	cmp stamps.json offsets.json
+	run --separate-stderr "$FXT" json --until 0.0005 t.fxt	# before every event
+	[ "$status" -eq 0 ]
+	python3 -c 'import json, sys
+assert all(e["ph"] == "M" for e in json.load(sys.stdin)["traceEvents"])' <<<"$output"
+}
+
+@test "--tid, --pid: only those threads' events and names" {
+	run "$FXT" json --tid 1002,2001 t.fxt
+	[ "$status" -eq 0 ]
+	python3 -c 'import json, sys
+ev = json.load(sys.stdin)["traceEvents"]
+assert {e["tid"] for e in ev if e["ph"] != "M" or e["name"] == "thread_name"} == {1002, 2001}, ev
+assert sum(1 for e in ev if e["name"] == "outer") == 1' <<<"$output"
+	run "$FXT" json --pid 2000 t.fxt
+	python3 -c 'import json, sys
+ev = json.load(sys.stdin)["traceEvents"]
+assert {e["pid"] for e in ev} == {2000}, ev' <<<"$output"
+}
+
+@test "a bad selection: one line, exit 2, no output file" {
+	for args in "--since x" "--until 1 --since 2" "--tid 1,x"; do
+		run --separate-stderr "$FXT" json $args -o bad.json t.fxt
+		[ "$status" -eq 2 ] || { echo "$args: $status"; false; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ ! -e bad.json ]
+	done
+}
+
 # ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
 
 @test "exit rule: an empty file is invalid, exit 1" {

@@ -204,6 +204,28 @@ open(sys.argv[1], "wb").write(struct.pack("<Q", 0x0016547846040010))' e.fxt
 	[ "$status" -eq 2 ]
 }
 
+@test "--since/--until take stamps as fxt stats prints them; --from/--to are --since/--until +TIME" {
+	"$FXT" report --from 250ns --to 0.95us --pid 1000 t.fxt >from
+	"$FXT" report --since 0.001000250 --until 0.001000950 --pid 1000 t.fxt >stamps
+	"$FXT" report --since +250ns --until '+0.950 us' --pid 1000 t.fxt >offsets
+	cmp from stamps
+	cmp from offsets
+	[ "$(row "$(cat stamps)" a)" = "2 110 ns 110 ns 55 ns 100 ns a" ]
+	run --separate-stderr "$FXT" report --since 0.001000250 --until +0.95us t.fxt
+	[ "$status" -eq 0 ]	# a stamp and an offset together
+}
+
+@test "--tid and --pid take lists" {
+	run "$FXT" report --tid 1002,2001 t.fxt
+	[ "$status" -eq 0 ]
+	[ "$(row "$output" outer)" = "1 300 ns 160 ns 300 ns 300 ns outer" ]
+	grep -q 'process 2000' <<<"$output"
+	lacks '  (b|c)$' "$output"
+	run "$FXT" report --pid 1000,2000 --tid 2001 t.fxt
+	lacks 'process 1000' "$output"
+	grep -q 'process 2000' <<<"$output"
+}
+
 @test "a truncated archive is read up to the last whole record, invalid: exit 1" {
 	size=$(stat -c %s t.fxt)
 	head -c $((size - 8)) t.fxt >cut.fxt

@@ -42,6 +42,34 @@ setup() {
 	grep -q '^time span: 1.001 ms' <<<"$output"
 }
 
+@test "the time span's first and last stamps, which --since/--until take: everything selected" {
+	run "$FXT" stats t.fxt
+	grep -q '^time span: 1.001 ms (0.001000000 s to 0.002001000 s)$' <<<"$output"
+	run "$FXT" stats --since 0.001000000 --until 0.002001000 t.fxt
+	[ "$status" -eq 0 ]
+	grep -q '^selected: 34 records (events, log records, context switches) in the window \[0.001000000 s, 0.002001000 s\]$' <<<"$output"
+	run "$FXT" stats --since 0.001000001 --until 0.002001000 t.fxt	# main of 1001 starts 1 ns before
+	grep -q '^selected: 33 records' <<<"$output"
+}
+
+@test "--tid, --pid, --since/--until +TIME: counts of what they select" {
+	run "$FXT" stats --tid 1002 t.fxt
+	[ "$status" -eq 0 ]
+	grep -q '^selected: 11 records .* of thread 1002$' <<<"$output"
+	grep -qE '^ +1000 +1002 +10  worker "2"$' <<<"$output"
+	[ "$(sed -n '/^ *pid *tid/,$p' <<<"$output" | wc -l)" -eq 2 ]	# one thread row
+	grep -qE '^log +1 +' <<<"$output"
+	run "$FXT" stats --pid 2000 --since +1ms t.fxt
+	grep -q '^selected: 3 records' <<<"$output"
+	grep -qE '^duration complete +3$' <<<"$output"
+	run --separate-stderr "$FXT" stats --tid 4242 t.fxt
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"nothing selected"* ]]
+	run --separate-stderr "$FXT" stats --since 2 --until 1 t.fxt
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
 @test "a truncated archive: counts up to the last whole record, invalid: exit 1" {
 	size=$(stat -c %s t.fxt)
 	head -c $((size - 8)) t.fxt >cut.fxt

@@ -3,7 +3,8 @@
  * counters, async, flows, log records, process/thread kernel objects, a userspace object named
  * by a pointer argument, every argument type, inline and indexed strings, lock waits, sample
  * slices, a buffer-full report and a record of unknown type. Usage: gen-client-archive OUT;
- * --dups adds a log record's mirrored `log` instant and a repeated process name record.
+ * --dups adds a log record's mirrored `log` instant (after a chunk boundary: a thread record)
+ * and a repeated process name record.
  * `gen-client-archive --fanout N OUT`: one frame (main) with N + 3000 direct callees and
  * every report section, in chunks of 1000 events each opening with a thread record, written
  * in shuffled order (see fanout()). `--late OUT`: calls written out of the order of their ends
@@ -278,7 +279,9 @@ int main(int argc, char **argv)
 	log_rec(1, T + 1600, "hello from main");
 	if (dups) {
 		/* the instant a writer adds after each log record for Perfetto (JSON leaves it
-		 * out), and the process named again (as the manager and the process both do) */
+		 * out), here at the start of the thread's next chunk, and the process named again
+		 * (as the manager and the process both do) */
+		thread_rec(1, 1000, 1001);
 		event(FXT_ET_INSTANT, 1, 0, 0, S_LOGCAT, S_STDERR, NULL, T + 1600, ARGS(
 			fxt_arg_string(N("message"), N("hello from main"))), 1, 0);
 		kobj(FXT_OBJ_TYPE_PROCESS, 1000, "gen-proc", NULL, 0);

@@ -6,8 +6,8 @@ project's reader: walks the FXT records
 tables, tick rates and clock records (docs/FORMAT.md: a provider's "fxt-clock" blob makes its times
 CLOCK_MONOTONIC), and builds the multiset of (phase, name, pid, tid, ts in ns) for every
 event, log and process/thread kernel object record (a name repeated for the same koid counts
-once; a `log` instant at the time and thread of the log record just before it is the record's
-mirror for Perfetto and counts not); the JSON events must be the same multiset.
+once; a `log` instant at the time and thread of that thread's latest log record is the record's
+mirror for Perfetto and counts not, once); the JSON events must be the same multiset.
 Usage: json-vs-archive.py ARCHIVE.fxt OUT.json   Exit 0 when equal, 1 with the differences."""
 import collections
 import json
@@ -29,7 +29,7 @@ def archive_events(path):
     prov = 0
     pos = 0
     knames = {}
-    last_log = None
+    last_log = {}  # (pid, tid) -> ts of its latest log record not yet mirrored
 
     def text(ref, p):
         """(string, next word) for a string ref whose inline bytes would start at word p."""
@@ -57,7 +57,6 @@ def archive_events(path):
         if size == 0 or pos + size > len(words):
             break
         p = pos + 1
-        prev_log, last_log = last_log, None
         if rtype == 0 and field(h, 16, 19) in (1, 2):
             prov = field(h, 20, 51)
             if field(h, 16, 19) == 1:
@@ -84,8 +83,8 @@ def archive_events(path):
                 p += 2
             cat, p = text(field(h, 32, 47), p)
             name, p = text(field(h, 48, 63), p)
-            if et == 0 and cat == "log" and prev_log == (pid, tid, ts):
-                pass
+            if et == 0 and cat == "log" and last_log.get((pid, tid)) == ts:
+                del last_log[(pid, tid)]
             elif et < len(PH):
                 out[(PH[et], name, pid, tid, ns(ts))] += 1
         elif rtype == 7 and field(h, 16, 23) in (1, 2):
@@ -98,7 +97,7 @@ def archive_events(path):
             tref = field(h, 32, 39)
             pid, tid = threads.get((prov, tref), (0, 0)) if tref else (words[p + 1], words[p + 2])
             out[("i", "log", pid, tid, ns(words[p]))] += 1
-            last_log = (pid, tid, words[p])
+            last_log[(pid, tid)] = words[p]
         pos += size
     return out
 

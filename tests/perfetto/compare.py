@@ -2,7 +2,8 @@
 """compare.py FXT TRACE_PROCESSOR ARCHIVE [NEEDS]: loads ARCHIVE with Perfetto's
 trace_processor_shell and checks it against what `fxt stats` and `fxt dump` count:
 no stats row of severity error or data_loss; slices (instant, duration begin, complete, async
-begin and instant events; the `records dropped` notes, which fxt stats counts apart, are there
+begin and instant events; the `records dropped` and `records overwritten` notes, which fxt stats
+counts apart, are left out of the slices; the drop notes are there
 when records were dropped), flows (flow steps and ends), logs (the `log` instants mirroring log
 records), counter values (numeric arguments of counter events), sched slices (context switches
 in) equal; the same threads (pid, tid: those with events, and those only named) and processes
@@ -79,7 +80,7 @@ def fxt_counts(fxt, archive):
 
 QUERY = """
 select 'E', name, severity, value from stats where value > 0 and severity in ('error', 'data_loss');
-select 'N', 'slice', count(*) from slice where not (category = 'fxtauto' and name = 'records dropped');
+select 'N', 'slice', count(*) from slice where not (category = 'fxtauto' and name in ('records dropped', 'records overwritten'));
 select 'N', 'drop notes', count(*) from slice where category = 'fxtauto' and name = 'records dropped';
 select 'N', 'flow', count(*) from flow;
 select 'N', 'log', count(*) from slice where category = 'log';

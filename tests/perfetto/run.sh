@@ -4,7 +4,8 @@
 # <fxt/trace.h> API's events of every kind and argument type with counters, async and flows,
 # samples, context switches, drops, several processes; LD_PRELOAD alone, fxtrun, the manager
 # service) and loads each with Perfetto's trace_processor_shell (compare.py): no import error,
-# and the counts and names fxt reads are what Perfetto shows.
+# and the counts and names fxt reads are what Perfetto shows; and `fxt json` of a window of
+# some of them (json-window.py): nothing dropped.
 # Usage: run.sh BUILD_DIR TRACE_PROCESSOR_SHELL. Files: a temporary directory, removed.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -63,6 +64,11 @@ record fork slice -- "$tests/progs/gcc/s-fork"
 # Without context switches: those of a thread that never ran our code before the exit come
 # with no record naming the thread, and Perfetto files it under a process of pid 0.
 record spawn-exit slice,flow --sched=0 -- "$tests/rprogs/r-spawn-exit" 8
+
+# fxt json of a window: calls cut at its bounds still nest, nothing is dropped on import.
+for name in demo-preload api-preload sched locks; do
+	python3 "$here/json-window.py" "$fxt" "$tp" "$name.fxt" || failed=1
+done
 
 # The manager service: a registered program traced from `fxt start` to `fxt stop`.
 export FXT_RUNTIME_DIR=$work/rt

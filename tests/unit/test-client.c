@@ -1,8 +1,11 @@
-/* Unit test of the trace client's library: time units, the keyed table and the profile
+/* Unit test of the trace client's library: time units and stamps, the selection of threads and
+ * windows, on-CPU time built again after more switches, the keyed table and the profile
  * aggregator (self time from post-order spans, begin/end pairs, lock, sample, stall and thread
  * kinds, time window, per-thread rows, call-tree paths, more than a million direct callees,
  * runs in any order) against figures worked out by hand. */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -250,6 +253,88 @@ static void test_time(void)
 	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 812), "812 ns"), "812 ns prints in ns");
 	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 12345), "12.345 us"), "12345 ns prints in us");
 	ok(!strcmp(fxt_time_fmt(b, sizeof(b), 1200000000), "1.200 s"), "1.2e9 ns prints in s");
+	ok(!fxt_time_parse("1.200 s", &v) && v == 1200000000, "a duration as printed parses back");
+	int same = 1;
+	for (uint64_t ns = 0; ns < 1000000 && same; ns++) {	/* printed in integers below 1 ms */
+		char want[32];
+		snprintf(want, sizeof(want), ns < 1000 ? "%.0f ns" : "%.3f us",
+			 ns < 1000 ? (double)ns : ns / 1e3);
+		same = !strcmp(fxt_time_fmt(b, sizeof(b), ns), want);
+	}
+	ok(same, "every duration below 1 ms prints as printf's %%.3f of it in us (or ns) does");
+	ok(!fxt_time_parse("0.95us", &v) && v == 950, "0.95us is 950 ns exactly");
+	ok(!fxt_time_parse("1.0005ns", &v) && v == 1, "fractions of a ns round to the nearest");
+	ok(!fxt_time_parse_in("8640000.123456789", 1000000000, &v) && v == 8640000123456789ull,
+	   "a stamp 100 days into the clock keeps its nanoseconds (no floating point)");
+	ok(!strcmp(fxt_time_fmt_stamp(b, sizeof(b), 8640000000000789ull), "8640000.000000789"),
+	   "a stamp prints in seconds with 9 decimals");
+	ok(fxt_time_parse_in("18446744073.709551616", 1000000000, &v) < 0 &&
+	   !fxt_time_parse_in("18446744073.709551615", 1000000000, &v) && v == UINT64_MAX,
+	   "2^64 ns is refused, 2^64 - 1 taken");
+	ok(fxt_time_parse("1.5 parsecs", &v) < 0 && fxt_time_parse("1.5  s", &v) < 0 &&
+	   fxt_time_parse(".", &v) < 0 && fxt_time_parse("+1s", &v) < 0,
+	   "a bad unit, two spaces, no digit, a sign: refused");
+}
+
+static void test_selection(void)
+{
+	struct fxt_sel s = { 0 };
+	char err[200];
+	int good;
+
+	ok(!fxt_sel_option(&s, FXT_SEL_SINCE, "12986.5", err, sizeof(err)) && !s.since.rel &&
+	   s.since.ns == 12986500000000ull, "--since with a bare number: a stamp in seconds");
+	ok(!fxt_sel_option(&s, FXT_SEL_UNTIL, "+250ms", err, sizeof(err)) && s.until.rel &&
+	   s.until.ns == 250000000, "--until +250ms: after the trace start");
+	ok(fxt_sel_needs_start(&s), "a + bound needs the trace start");
+	ok(!fxt_sel_check(&s, err, sizeof(err)), "one stamp and one offset: checked once resolved");
+	ok(fxt_sel_resolve(&s, 12986000000000ull, err, sizeof(err)) == -ERANGE &&
+	   strstr(err, "before"), "an --until that resolves before --since is refused");
+	ok(!fxt_sel_resolve(&s, 12986400000000ull, err, sizeof(err)) &&
+	   s.from_ns == 12986500000000ull && s.to_ns == 12986650000000ull,
+	   "resolved: the window in ns of the clock");
+	ok(fxt_sel_span(&s, s.from_ns, s.to_ns) && !fxt_sel_span(&s, s.from_ns - 1, s.to_ns) &&
+	   !fxt_sel_span(&s, s.from_ns, s.to_ns + 1), "a call exactly at the bounds is in, one ns "
+	   "past either is out");
+	ok(fxt_sel_point(&s, s.to_ns) && !fxt_sel_point(&s, s.to_ns + 1), "points: bounds included");
+	ok(!fxt_sel_option(&s, FXT_SEL_FROM, "10ms", err, sizeof(err)) && s.since.rel &&
+	   s.since.ns == 10000000, "--from 10ms (report's older name): after the trace start");
+	ok(!fxt_sel_option(&s, FXT_SEL_TO, "5ms", err, sizeof(err)) &&
+	   fxt_sel_check(&s, err, sizeof(err)) == -ERANGE, "--to before --from is refused at once");
+	ok(fxt_sel_option(&s, FXT_SEL_SINCE, "10parsecs", err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "--since 10parsecs"), "a bad time: one line naming the option");
+	ok(fxt_sel_thread(&s, 1, 2) && !fxt_sel_threads(&s), "no thread set: every thread");
+	good = !fxt_sel_option(&s, FXT_SEL_TID, "7,9", err, sizeof(err)) &&
+	       !fxt_sel_option(&s, FXT_SEL_TID, "11", err, sizeof(err));
+	ok(good && fxt_sel_thread(&s, 1, 9) && fxt_sel_thread(&s, 5, 11) && !fxt_sel_thread(&s, 1, 8),
+	   "--tid takes lists and is repeatable");
+	ok(fxt_sel_option(&s, FXT_SEL_PID, "x1", err, sizeof(err)) == -EINVAL &&
+	   fxt_sel_option(&s, FXT_SEL_PID, "1,", err, sizeof(err)) == -EINVAL &&
+	   fxt_sel_option(&s, FXT_SEL_PID, "-1", err, sizeof(err)) == -EINVAL, "bad ids are refused");
+	fxt_sel_free(&s);
+	ok(!fxt_sel_option(&s, FXT_SEL_SINCE, "1.5s", err, sizeof(err)) &&
+	   fxt_sel_warning(&s, 12986000000000ull, err, sizeof(err)) && strstr(err, "+"),
+	   "a stamp long before the trace start: a note that + counts from the start");
+	ok(!fxt_sel_warning(&s, 1000000000ull, err, sizeof(err)), "no note for a stamp near it");
+	fxt_sel_free(&s);
+}
+
+static void test_oncpu(void)
+{
+	struct fxt_oncpu *o;
+	struct fxt_koids t = { 1, 10 }, none = { 0, 0 };
+
+	fxt_oncpu_new(&o);
+	fxt_oncpu_switch(o, &none, 0, &t, 100);	/* in at 100 */
+	fxt_oncpu_switch(o, &t, 3, &none, 200);	/* out at 200 */
+	ok(fxt_oncpu_time(o, 10, 0, 1000) == 1000, "before finish: the whole span");
+	ok(!fxt_oncpu_finish(o) && fxt_oncpu_time(o, 10, 0, 1000) == 100, "finished: 100 ns on CPU");
+	fxt_oncpu_switch(o, &none, 0, &t, 500);	/* in again at 500: read later */
+	ok(fxt_oncpu_time(o, 10, 0, 1000) == 100, "a switch given after finish counts only once "
+	   "built");
+	ok(!fxt_oncpu_finish(o) && fxt_oncpu_time(o, 10, 0, 1000) == 600,
+	   "finish again: the intervals include it (100 + 500)");
+	fxt_oncpu_free(o);
 }
 
 static void test_table(void)
@@ -275,6 +360,8 @@ static void test_table(void)
 int main(void)
 {
 	test_time();
+	test_selection();
+	test_oncpu();
 	test_table();
 	test_profile();
 	test_fanout();

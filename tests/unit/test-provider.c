@@ -90,9 +90,25 @@ static uint64_t run(const char *mode)
 	setenv(FXT_ENV_SESSION, dir, 1);
 	setenv(FXT_ENV_MODE, mode, 1);
 	void *map = NULL;
-	int rc = fxtp_provider_open(&buf, &map, SIZE, 64 << 10, 4096,
+	int rc = fxtp_provider_open(&buf, &map, SIZE, 512 << 10, 4096,
 				    (struct fxt_clock_pair){ 1, 1 });
 	ok(rc == 1 && buf.policy, "a session buffer with a chunk policy is made");
+	/* A few small durable records back a step ahead of them, not the whole area: the step
+	 * grew with what was backed, so each reservation doubled it (2 MiB of a process's
+	 * /dev/shm for a few names, 4 MiB for a fork child's copy). */
+	uint64_t grown = 0;
+	for (int i = 0; i < 64 && rc == 1; i++) {
+		uint64_t *r = fxt_buf_durable_reserve(&buf, 4);
+		uint64_t used = atomic_load(&buf.hdr->durable_used);
+		uint64_t ahead = atomic_load(&buf.hdr->durable_backed) - buf.hdr->durable_off - used;
+		if (r && ahead > grown)
+			grown = ahead;
+		if (r)
+			r[0] = fxt_padding_hdr(4);
+	}
+	ok(grown <= 2 * (64u << 10) + 4096,
+	   "small durable records are backed at most two 64 KiB steps ahead (%llu bytes)",
+	   (unsigned long long)grown);
 	pthread_t t[THREADS];
 	for (uintptr_t i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, writer, (void *)i);
