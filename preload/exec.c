@@ -21,6 +21,7 @@
 
 #include "preload/exec.h"
 #include "preload/fxtp.h"
+#include "preload/grow.h"
 #include "preload/init.h"
 #include "preload/outname.h"
 #include "preload/provider.h"
@@ -76,16 +77,18 @@ static int keeps_preload(char *const envp[])
 }
 
 /* Number of the program's threads (entries of /proc/self/task but the tracer's context switch
- * reader), 0 if unknown. */
+ * reader and buffer grower), 0 if unknown. */
 static int thread_count(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	int n = 0;
-	pid_t reader = fxtp_sched_reader();	/* the tracer's own, ending or not */
+	/* the tracer's own, ending or not */
+	pid_t reader = fxtp_sched_reader(), grower = fxtp_grow_thread();
 	if (!d)
 		return 0;
 	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.' && (!reader || atoi(e->d_name) != reader);
+		n += e->d_name[0] != '.' && (!reader || atoi(e->d_name) != reader) &&
+		     (!grower || atoi(e->d_name) != grower);
 	closedir(d);
 	return n;
 }

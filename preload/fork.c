@@ -69,6 +69,7 @@ static void child_buffer(void)
 static void child(void)
 {
 	pthread_mutex_unlock(&fxtp_names_lock);
+	fxtp_thread_forked();	/* traced or not: the parent's other threads are not here */
 	child_buffer();
 	fxtp_sched_fork_child();
 	fxtp_api_fork_child();

@@ -6,6 +6,7 @@
 #define FXT_PRELOAD_GROW_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "writer/buffer.h"
 
@@ -15,7 +16,8 @@
  * Fails: -errno. Not thread-safe: setup only. */
 int fxtp_grow_attach(int fd, const char *path, int extends);
 
-/* Forgets the file (closes our descriptor): a fork child, or the end. Not thread-safe. */
+/* Forgets the file (closes our descriptor; stops the grower first): a fork child, or the end.
+ * Not thread-safe. */
 void fxtp_grow_detach(void);
 
 /* Our descriptor of the buffer file (reopened if the program closed it), or -1. */
@@ -36,6 +38,29 @@ int fxtp_grow_durable(struct fxt_buf *b, uint64_t end);
 /* Backs the whole durable area (the exit flush pads its tail in place, and writing into a hole
  * of a full file system would SIGBUS). Fails: -errno. Not thread-safe with another finisher. */
 int fxtp_grow_durable_all(struct fxt_buf *b);
+
+/* Starts the grower thread for b (every signal blocked, the guard held): it keeps b's chunks
+ * and durable area backed ahead of what is taken, sized from the rate it observes, and calls
+ * behind(b) (NULL: nothing) at each of its looks, every 2 ms while chunks are taken, through
+ * a descriptor of b's file in a descriptor table of its own (opened by path, same inode).
+ * Without it (its thread could not start or have its own table; a fork child's buffer) takers
+ * grow by themselves. Not async-signal-safe: setup. */
+void fxtp_grow_start(struct fxt_buf *b, void (*behind)(struct fxt_buf *b));
+
+/* Parks the grower and waits (bounded) until it touches the buffer no more; after it, only the
+ * takers grow. Async-signal-safe. */
+void fxtp_grow_stop(void);
+
+/* Ends the grower thread (parked first) and joins it: the program's last thread is ending, and
+ * glibc ends the process only once no thread is left. A later fxtp_grow_start() starts a new
+ * one. Not async-signal-safe. */
+void fxtp_grow_end(void);
+
+/* 1 while the grower runs. Async-signal-safe. */
+int fxtp_grow_ahead(void);
+
+/* The grower's thread id (0: none yet), parked or not: not one of the program's threads. */
+pid_t fxtp_grow_thread(void);
 
 /* Bytes of the durable area reserved at setup; the rest grows as records are written. */
 #define FXTP_GROW_FIRST (64u << 10)

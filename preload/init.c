@@ -625,6 +625,7 @@ __attribute__((constructor(101), no_instrument_function)) static void fxtp_init(
 		fxtp_warn("cannot start tracing; tracing off", strerror(-rc));
 		goto out;
 	}
+	fxtp_thread_alive();	/* the main thread: its pthread_exit may leave others running */
 	if (registered) {
 		/* No buffer until a manager starts a trace (registry.c). */
 		fxtp_state_move(FXTP_STATE_SETUP, FXTP_STATE_IDLE);

@@ -388,6 +388,7 @@ int fxtp_provider_open(struct fxt_buf *b, void **map, size_t size, uint64_t dura
 	b->hdr->ppid = (uint32_t)getppid();	/* before STARTED: the manager's /proc read is late */
 	b->hdr->clock_start = clock_start;
 	fxt_policy_install(b, &policy, &manager_ops);
+	fxtp_grow_start(b, NULL);
 	atomic_store(&acks, 0);
 	prov.unanswered = 0;
 	*map = m;

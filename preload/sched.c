@@ -73,6 +73,8 @@ static struct {
 	unsigned gen;			/* bumped by every start: a reader of an older one ends
 					 * (a failed exec starts again while the last one exits) */
 	pid_t reader_tid;		/* the latest reader thread (atomic; kept after it ends) */
+	pthread_t reader_th;		/* ... joinable while `joinable` is 1 */
+	int joinable;
 	int done;			/* fxtp_sched_stop ran (atomic) */
 	int ready;			/* rings and ncpu published to the reader (atomic) */
 	pthread_mutex_t lock;		/* one drainer at a time: owns w and the rings' tails */
@@ -408,10 +410,12 @@ static void start(void)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_t th;
+	if (S.joinable)
+		pthread_detach(S.reader_th);	/* a failed exec's start: the last one ends by gen */
+	S.joinable = 0;
 	__atomic_store_n(&S.reader_tid, 0, __ATOMIC_RELEASE);
 	fxtp_real_init();
-	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&th, NULL, reader,
+	rc = fxtp_real.pthread_create ? fxtp_real.pthread_create(&S.reader_th, NULL, reader,
 							     (void *)(uintptr_t)gen) : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
@@ -419,7 +423,7 @@ static void start(void)
 			  strerror(rc));
 		return;
 	}
-	pthread_detach(th);
+	S.joinable = 1;	/* fxtp_sched_end joins it */
 	/* Its tid known before the program runs on: exec.c tells the program's threads from it
 	 * (a busy machine may not have run it yet). */
 	fxtp_await_tid(&S.reader_tid);
@@ -460,6 +464,7 @@ static void start(void)
 
 void fxtp_sched_fork_child(void)
 {
+	S.joinable = 0;	/* the parent's reader is not in this process: never joined here */
 	if (!fxtp_settings.sched || !fxtp_running())
 		return;
 	int saved = errno;
@@ -540,6 +545,23 @@ void fxtp_sched_stop(int from_signal)
 	 * while the process exits races the exit's own work (under ASan, its leak check
 	 * deadlocked with the ending thread's frees), and a failed exec resumes it as a START
 	 * does. */
+	errno = saved;
+}
+
+void fxtp_sched_end(void)
+{
+	if (!S.joinable)
+		return;
+	int saved = errno;
+	__atomic_store_n(&S.stop, 1, __ATOMIC_RELEASE);
+	uint64_t one = 1;
+	if (write(S.efd, &one, sizeof(one)) < 0) {
+		/* it stops at its next timeout (100 ms) */
+	}
+	fxtp_real_init();
+	if (fxtp_real.pthread_join)
+		fxtp_real.pthread_join(S.reader_th, NULL);
+	S.joinable = 0;
 	errno = saved;
 }
 

@@ -28,6 +28,11 @@ void fxtp_sched_fork_child(void);
  * Thread-safe: the first caller (fxtp_finish's) does the work. */
 void fxtp_sched_stop(int from_signal);
 
+/* The program's last thread is ending: the reader ends and is joined (glibc ends a process
+ * only once no thread is left); the rings stay for the exit flush's drain, and a later
+ * fxtp_sched_start() starts a new reader. Fails: silently. Not thread-safe (thread.c). */
+void fxtp_sched_end(void);
+
 /* The chunks taken in the current buffer (header h) other than those holding context
  * switches (taken by the reader or a drain, which say nothing of whether the program recorded
  * calls or events of its own: init.c, outname.c). Both counts are read under the reader's

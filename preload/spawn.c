@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "preload/real.h"
+#include "preload/thread.h"
 #include "preload/wait.h"
 
 struct start {
@@ -125,6 +126,7 @@ __attribute__((no_sanitize_address)) static void *trampoline(void *p)
 	int saved = errno;
 
 	free(p);
+	fxtp_thread_alive();
 	struct fxtp_thread *t = fxtp_rec_enter();
 	if (t) {
 		/* The chunk first (taking one may block in the file system): the records are

@@ -1,6 +1,7 @@
 /* Per-thread life of the tracer: setup on a thread's first hook (shadow stack, thread index,
  * chunk writer, kernel object record with its name), the registry of live threads used by the
- * exit and crash flush, release through a pthread_key_create destructor, and the name wrappers
+ * exit and crash flush, release through a pthread_key_create destructor, the count of the
+ * program's threads alive (its last one ends the tracer's own threads), and the name wrappers
  * (pthread_setname_np, prctl(PR_SET_NAME)) that re-emit the thread's kernel object record.
  * Thread indexes 1..255: an index's first thread gets its thread record in the durable area;
  * a recycled index is re-registered by a thread record opening each chunk of its new thread
@@ -17,9 +18,11 @@
 #include <unistd.h>
 
 #include "preload/emit.h"
+#include "preload/grow.h"
 #include "preload/fxtp.h"
 #include "preload/init.h"
 #include "preload/real.h"
+#include "preload/sched.h"
 #include "preload/siglevel.h"
 #include "preload/signals.h"
 #include "preload/stack.h"
@@ -35,6 +38,40 @@ static uint8_t index_used[FXT_THREAD_MAX_INDEX + 1];
 static uint8_t index_ever[FXT_THREAD_MAX_INDEX + 1];	/* has a durable thread record */
 static uint32_t index_gen;	/* the fxtp_ctx.buf_gen the two tables above are for */
 static pthread_key_t key;
+
+/* The program's threads alive that the tracer knows of (counted once each, through live_key):
+ * the main thread from the constructor, every thread set up or started by spawn.c. A thread it
+ * does not know of (created before the tracer ran, or by libc's own helpers) only makes the
+ * count low: the tracer's threads then end early, and takers grow the buffer themselves. */
+static pthread_key_t live_key;
+static int live_ready;	/* live_key exists (atomic) */
+static unsigned live;	/* atomic */
+
+/* A counted thread ends (live_key's destructor). The last one ends the tracer's threads (the
+ * grower, the switch reader): glibc ends a process whose main thread called pthread_exit only
+ * when its last thread ends, and theirs never end by themselves (every signal blocked: not
+ * even SIGTERM ended such a process). */
+static void live_done(void *arg)
+{
+	(void)arg;
+	if (__atomic_sub_fetch(&live, 1, __ATOMIC_ACQ_REL) == 0) {
+		fxtp_grow_end();
+		fxtp_sched_end();
+	}
+}
+
+void fxtp_thread_forked(void)
+{
+	live = live_ready && pthread_getspecific(live_key) ? 1 : 0;
+}
+
+void fxtp_thread_alive(void)
+{
+	if (!__atomic_load_n(&live_ready, __ATOMIC_ACQUIRE) || pthread_getspecific(live_key))
+		return;
+	pthread_setspecific(live_key, &live);
+	__atomic_add_fetch(&live, 1, __ATOMIC_ACQ_REL);
+}
 
 /* Reads the kernel's name of thread tid (its comm) into buf; returns its length. */
 static uint32_t comm_of(pid_t tid, char *buf, size_t size)
@@ -87,7 +124,10 @@ static void thread_done(void *arg)
 
 int fxtp_threads_init(void)
 {
-	return -pthread_key_create(&key, thread_done);
+	int rc = pthread_key_create(&key, thread_done);
+	if (!rc && !(rc = pthread_key_create(&live_key, live_done)))
+		__atomic_store_n(&live_ready, 1, __ATOMIC_RELEASE);
+	return -rc;
 }
 
 /* Sets the writer and event header for thread index `index` of the current process; its
@@ -184,6 +224,7 @@ int fxtp_thread_setup(struct fxtp_thread *t)
 	take_index(t);
 	t->altstack = fxtp_altstack_setup();
 	pthread_setspecific(key, t);
+	fxtp_thread_alive();
 	return 0;
 }
 
@@ -222,6 +263,7 @@ void fxtp_threads_after_fork(struct fxtp_thread *self)
 	memset(index_ever, 0, sizeof(index_ever));
 	index_gen = fxtp.buf_gen;
 	reg_head = NULL;
+	fxtp_thread_forked();
 	if (!self->base)
 		return;	/* this thread had never been set up: its first hook will do it */
 	/* Inherited frames are the parent's calls: kept for pairing, never recorded. */

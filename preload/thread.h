@@ -1,5 +1,5 @@
 /* The thread registry (thread.c): per-thread setup, the walk over live threads (exit flush),
- * and the fork child's reset. */
+ * the count of the program's threads alive, and the fork child's reset. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_PRELOAD_THREAD_H
 #define FXT_PRELOAD_THREAD_H
@@ -16,6 +16,13 @@ void fxtp_thread_rejoin(struct fxtp_thread *t, uint32_t word);
 /* Walks the registry: fn(t) for every live thread other than self. lock=0 from a signal. */
 void fxtp_threads_each(void (*fn)(struct fxtp_thread *t, void *arg), void *arg, int lock);
 int fxtp_threads_init(void);
+/* Counts the calling thread, once, among the program's threads alive (the constructor's, a new
+ * thread before its start routine, a thread set up): when the last one counted ends, the
+ * tracer's own threads end (grow.c, sched.c). Fails: silently (not counted). Thread-safe. */
+void fxtp_thread_alive(void);
+/* Fork child (also after a failed exec): the calling thread is the one left, counted if it
+ * was. Fails: never. Not thread-safe. */
+void fxtp_thread_forked(void);
 /* Fork child: only the calling thread survives; registry and indexes reset. */
 void fxtp_threads_after_fork(struct fxtp_thread *self);
 

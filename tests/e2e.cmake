@@ -111,7 +111,8 @@ foreach(cc ${FXT_E2E_COMPILERS})
 		"s-longjmp=s-longjmp" "s-throw=s-throw" "s-signal=s-signal" "s-fork=s-fork"
 		"s-pthread-exit=s-pthread-exit" "s-cancel=s-cancel" "s-deep=s-deep"
 		"s-threads=s-threads" "s-waves=s-waves" "s-exit-nested=s-exit exit" "s-exit-return=s-exit return"
-		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread" "s-crash=s-crash segv"
+		"s-exit-nested=s-exit _exit" "s-exit-thread=s-exit thread"
+		"s-exit-pthread=s-exit pthread_exit" "s-crash=s-crash segv"
 		"s-crash=s-crash abort" "s-crash=s-crash fpe" "s-crash=s-crash ill"
 		"s-recurse=s-recurse" "s-jmpinline=s-jmpinline")
 	# Recursion whose exit hooks are tail-jumped to, and exceptions caught in recursion with

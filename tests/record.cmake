@@ -22,7 +22,10 @@ fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/p
 	${PROJECT_SOURCE_DIR}/common/options.c
 	LIBS fxt_writer)
 add_test(NAME test-provider-streaming COMMAND test-provider streaming)
-set_tests_properties(test-provider test-provider-streaming PROPERTIES LABELS tsan)
+# Backing a file-backed buffer (preload/grow.c): takers' steps and the grower's, populated whole.
+fxt_unit_test(test-grow unit/test-grow.c ${PROJECT_SOURCE_DIR}/preload/grow.c
+	${PROJECT_SOURCE_DIR}/preload/fd.c ${PROJECT_SOURCE_DIR}/preload/real.c LIBS fxt_writer)
+set_tests_properties(test-provider test-provider-streaming test-grow PROPERTIES LABELS tsan)
 
 # r-leaf linked statically: LD_PRELOAD cannot reach it, fxtrun must say so (sanitizer runtimes
 # do not link statically: not built then).

@@ -13,6 +13,10 @@ find_package(Threads REQUIRED)
 add_executable(c-sched ${CMAKE_CURRENT_SOURCE_DIR}/progs/c-sched.c)
 target_compile_options(c-sched PRIVATE -O2 -g -finstrument-functions -fno-inline)
 target_link_libraries(c-sched PRIVATE Threads::Threads)
+# s-exit: a main thread that calls pthread_exit while its other thread runs on.
+add_executable(sched-s-exit ${CMAKE_CURRENT_SOURCE_DIR}/progs/s-exit.c)
+target_compile_options(sched-s-exit PRIVATE -O0 -g -finstrument-functions)
+target_link_libraries(sched-s-exit PRIVATE Threads::Threads)
 # Preloaded after libfxtauto.so by sched.bats: sentinels at the parent's perf ring addresses in
 # a fork child, which the tracer's fork handler must leave alone (progs/lib-fork-sentinel.c).
 add_library(fork-sentinel MODULE ${CMAKE_CURRENT_SOURCE_DIR}/progs/lib-fork-sentinel.c)
@@ -30,6 +34,7 @@ find_program(S_BATS bats)
 if(S_BATS)
 	add_test(NAME sched-bats COMMAND ${CMAKE_COMMAND} -E env LIB=$<TARGET_FILE:fxtauto>
 		FXT=$<TARGET_FILE:fxt> FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun PROG=$<TARGET_FILE:c-sched>
-		SENTINEL=$<TARGET_FILE:fork-sentinel> ${S_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/sched.bats)
+		SENTINEL=$<TARGET_FILE:fork-sentinel> EXIT_PROG=$<TARGET_FILE:sched-s-exit>
+		${S_BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/sched.bats)
 	set_tests_properties(sched-bats PROPERTIES LABELS nosan TIMEOUT 120)
 endif()

@@ -45,14 +45,20 @@ static uint64_t open_slot(struct fxt_buf *b, uint64_t seq)
 	return FXT_OUTFILE_NO_SLOT;
 }
 
+uint64_t fxt_outfile_pad_word(size_t n, uint32_t provider_id)
+{
+	return n == 1 ? section_word(provider_id)
+		      : fxt_padding_hdr((uint32_t)(n > 4095 ? 4095 : n));
+}
+
 void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust)
 {
-	uint64_t one = section_word(provider_id);
 	while (n) {
-		size_t k = robust || n == 1 ? 1 : n > 4095 ? 4095 : n;
+		uint64_t w = fxt_outfile_pad_word(robust ? 1 : n, provider_id);
+		size_t k = (size_t)fxt_record_words(w);
 		/* The header is stored last (release): a reader never sees a padding header
 		 * whose words are not yet its own. */
-		__atomic_store_n(p, k == 1 ? one : fxt_padding_hdr((uint32_t)k), __ATOMIC_RELEASE);
+		__atomic_store_n(p, w, __ATOMIC_RELEASE);
 		p += k;
 		n -= k;
 	}

@@ -88,6 +88,10 @@ void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second,
  * durable area never holds (words of the hole). */
 uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole);
 
+/* The header word of the first padding record of a run of n >= 1 words: a raw-data blob of
+ * min(n, 4095) words, or a one-word provider section record. Fails: never. */
+uint64_t fxt_outfile_pad_word(size_t n, uint32_t provider_id);
+
 /* Pads words [p, p + n) with padding records (robust: one-word records). Fails: never. */
 void fxt_outfile_pad(uint64_t *p, size_t n, uint32_t provider_id, int robust);
 

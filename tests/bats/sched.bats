@@ -2,7 +2,7 @@
 # Scheduling records (preload/sched.c): FXT_SCHED and fxtrun --sched record the traced threads'
 # context switches; where the kernel refuses, one line says why and the trace goes on without.
 # Environment: LIB (libfxtauto.so), FXT, FXTRUN, PROG (tests/progs/c-sched.c built), SENTINEL
-# (tests/progs/lib-fork-sentinel.c built).
+# (tests/progs/lib-fork-sentinel.c built), EXIT_PROG (tests/progs/s-exit.c built).
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -147,4 +147,20 @@ C
 	[[ "$stderr" =~ fork-sentinel:\ ([1-9][0-9]*)\ of\ ([0-9]+)\ intact ]]
 	[ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
 	"$FXT" check r.fxt
+}
+
+@test "a main thread's pthread_exit: the process ends with its last thread, switches recorded" {
+	# (was: the switch reader and the grower, every signal blocked, kept the process alive
+	# for good: not even SIGTERM ended it)
+	run --separate-stderr timeout -s KILL 30 env FXT_SCHED=1 FXT_OUTPUT=t.fxt LD_PRELOAD="$LIB" \
+		"$EXIT_PROG" pthread_exit
+	if [[ "$stderr" == *"cannot record context switches"* ]]; then skip "no perf_event_open here"; fi
+	[ "$status" -eq 0 ]
+	[ "$output" = $'s-exit: pthread_exit\ns-exit: pthread_exit' ]
+	"$FXT" check -q t.fxt
+	[ "$(switches t.fxt)" -gt 0 ]
+	run --separate-stderr timeout -s KILL 30 "$FXTRUN" --sched -o f.fxt "$EXIT_PROG" pthread_exit
+	[ "$status" -eq 0 ]
+	"$FXT" check -q f.fxt
+	[ "$(switches f.fxt)" -gt 0 ]
 }

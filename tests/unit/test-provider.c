@@ -2,7 +2,8 @@
  * numbered records through the chunk writer into a circular or streaming session buffer, then
  * the chunks are read back in sequence order as fxtrun reads them. Claims: no record is read
  * twice or torn, circular keeps each thread's most recent records, streaming without a manager
- * fills both halves once and counts every other record as dropped. Runs under TSan. */
+ * fills both halves once and counts every other record as dropped; the grower thread that backed
+ * the buffer beside the writers ends and is joined. Runs under TSan. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,6 +14,7 @@
 
 #include "check.h"
 #include "common/protocol.h"
+#include "preload/grow.h"
 #include "preload/provider.h"
 #include "writer/archive.h"
 #include "writer/chunk.h"
@@ -112,6 +114,9 @@ static uint64_t run(const char *mode)
 		pthread_create(&t[i], NULL, writer, (void *)i);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
+	ok(fxtp_grow_thread() > 0, "a grower thread backed the buffer beside the writers");
+	fxtp_grow_end();	/* as when the program's last thread ends */
+	ok(fxtp_grow_thread() == 0 && !fxtp_grow_ahead(), "the grower thread ends and is joined");
 	char path[128];
 	snprintf(path, sizeof(path), "%s/" FXT_SESSION_BUF_FMT, dir, (int)getpid(), 0u);
 	unlink(path);
