@@ -5,7 +5,10 @@ and the selection options passed to both), sums the folded values per call path 
 for every line report --tree prints, the path's own folded value with its self column and
 (wall time: no context switches in the archive) the sum over the path and the paths below it
 with its total column, to the precision report prints (12.345 us: 0.5 ns). Every folded path
-must be one report prints (a window may add paths below calls it leaves out: --window).
+must be one report prints. Then per function, the folded values of the paths ending in it
+summed equal the self column of `fxt report` (the table). --window: the options hold a window,
+which report --tree leaves empty when the outer calls cross it (it hides calls it does not
+count and their callees; flame draws them, without time of their own): the table alone.
 Prints "flame-check: N paths, M compared, 0 mismatches"; exit 1 on a mismatch.
 Usage: flame-check.py FXT ARCHIVE [--window] [fxt flame options...]"""
 import re
@@ -28,8 +31,19 @@ def ns(text):
     return float(v) * UNIT[u], UNIT[u] / 10 ** dec / 2
 
 
-folded = subprocess.run([fxt, 'flame', '--folded', *opts, archive], check=True,
-                        capture_output=True, text=True).stdout
+run = subprocess.run([fxt, 'flame', '--folded', *opts, archive], capture_output=True, text=True)
+table = subprocess.run([fxt, 'report', '--sort', 'name', *ropts, archive], capture_output=True,
+                       text=True)
+if 'no calls match' in table.stderr and table.returncode == 1:
+    # nothing inside the window: flame says so as report does, and writes nothing
+    ok = run.returncode == 1 and 'no calls match' in run.stderr and not run.stdout
+    print(f'flame-check: no calls in the window, flame exit {run.returncode}: {run.stderr.strip()}'
+          f', {0 if ok else 1} mismatches')
+    sys.exit(0 if ok else 1)
+if run.returncode or table.returncode:
+    sys.exit(f'flame-check: fxt flame exit {run.returncode}, fxt report exit {table.returncode}:'
+             f' {run.stderr.strip()} {table.stderr.strip()}')
+folded, table = run.stdout, table.stdout
 own, incl = {}, {}
 top = 2 if '--threads' in opts else 1   # process (and thread) frames above the calls
 
@@ -48,10 +62,9 @@ for line in folded.splitlines():
     for d in range(1, len(calls) + 1):
         incl[(k, calls[:d])] = incl.get((k, calls[:d]), 0) + int(value)
 
-report = subprocess.run([fxt, 'report', '--tree', *ropts, archive], check=True,
-                        capture_output=True, text=True).stdout
-oncpu = subprocess.run([fxt, 'report', *ropts, archive], check=True, capture_output=True,
-                       text=True).stdout.find('on-cpu') >= 0
+oncpu = table.find('on-cpu') >= 0
+report = '' if window else subprocess.run([fxt, 'report', '--tree', *ropts, archive],
+                                          check=True, capture_output=True, text=True).stdout
 want = 'sampled call tree' if sample else 'call tree'
 section, stack, seen, compared, bad = None, [], set(), 0, 0
 for line in report.splitlines():
@@ -81,6 +94,36 @@ for line in report.splitlines():
     if oncpu and got_incl > total[0] + total[1] + 1:
         bad += 1
         print(f'on-CPU {path}: folded {got_incl} ns over the wall total {line[0:12].strip()}')
+# the table: per (process or thread, function) the summed own time of the paths ending in it
+leaf = {}
+for (k, calls), v in own.items():
+    if calls and not calls[-1].startswith('['):
+        leaf[(k, calls[-1])] = leaf.get((k, calls[-1]), 0) + v
+want = 'sampled stacks' if sample else 'functions'
+section, rows = None, set()
+for line in table.splitlines():
+    m = re.match(r'== (.*?): process (\d+) \(.*?\)(?:, thread (\d+) \(.*\))? ==$', line)
+    if m:
+        section = (int(m.group(2)), int(m.group(3) or 0)) if m.group(1).startswith(want) else None
+        continue
+    if section is None or not line.strip() or line.lstrip().startswith(('calls', 'slices')):
+        if not line.strip():
+            section = None
+        continue
+    col = 90 if oncpu else 64
+    name, self_ = line[col:], ns(line[24:36].strip())
+    if name.startswith('['):
+        continue    # [preempted], [blocked]: off-CPU rows, no frames
+    rows.add((section, name))
+    compared += 1
+    if abs(leaf.get((section, name), 0) - self_[0]) > self_[1] + 1:
+        bad += 1
+        print(f'table self mismatch {section} {name}: folded {leaf.get((section, name), 0)} ns,'
+              f' report {line[24:36].strip()}')
+for k, v in leaf.items():
+    if k not in rows and v:
+        bad += 1
+        print(f'folded function not in the report table: {k}')
 extra = [p for p in incl if p not in seen]
 if extra and not window:
     bad += len(extra)
