@@ -2,7 +2,8 @@
 # generator, and the command tests once the fxt executable exists: bats suites on the generated
 # archive (Python recomputation and JSON checks inside), example programs traced with
 # libfxtauto.so (JSON one for one with the archive, report figures recomputed), and the
-# speedscope import (skipped, exit 77, when npm cannot install it).
+# speedscope import (skipped, exit 77, when npm cannot install it), fxt flame's SVG in
+# headless Chromium (skipped without it).
 if(NOT TARGET fxt_client)
 	return()
 endif()
@@ -62,5 +63,11 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/speedscope.sh
 		${CMAKE_CURRENT_BINARY_DIR}/npm-speedscope $<TARGET_FILE:c-demo>)
 	set_tests_properties(client-speedscope PROPERTIES LABELS "client;nosan" TIMEOUT 180
+		SKIP_RETURN_CODE 77)
+	# fxt flame's SVG drawn by headless Chromium (skipped, exit 77, without chromium)
+	add_test(NAME client-flame-browser COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/flame-browser.sh
+		${CMAKE_CURRENT_BINARY_DIR}/client-flame-browser $<TARGET_FILE:c-demo>)
+	set_tests_properties(client-flame-browser PROPERTIES LABELS "client;nosan" TIMEOUT 300
 		SKIP_RETURN_CODE 77)
 endif()
