@@ -58,6 +58,11 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 			K_LOG=$<TARGET_FILE:k-log> C_SCHED=$<TARGET_FILE:c-sched>
 			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-replay.bats)
 		set_tests_properties(fxt-replay-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
+		# fxt flame on the generated archive and on c-demo traced (wall, on-CPU, sampled)
+		add_test(NAME fxt-flame-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+			FXTAUTO=$<TARGET_FILE:fxtauto> C_DEMO=$<TARGET_FILE:c-demo>
+			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-flame.bats)
+		set_tests_properties(fxt-flame-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
 	endif()
 	add_test(NAME client-speedscope COMMAND ${CMAKE_COMMAND} -E env ${client_env}
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/speedscope.sh
