@@ -375,7 +375,9 @@ int fxt_flame_folded(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o
 	free(t);
 	free(w.weight);
 	free(w.path);
-	if (!rc && (fflush(f) || ferror(f)))
+	if (!rc && fflush(f))
+		rc = -errno;
+	else if (!rc && ferror(f))
 		rc = -EIO;
 	return rc;
 }
@@ -532,7 +534,9 @@ int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 	free(t);
 	free(w.weight);
 	free(w.path);
-	if (!rc && (fflush(f) || ferror(f)))
+	if (!rc && fflush(f))
+		rc = -errno;
+	else if (!rc && ferror(f))
 		rc = -EIO;
 	return rc;
 }
