@@ -356,8 +356,6 @@ struct fxt_flame_opts {
 	const char *title, *subtitle;	/* SVG: the headings */
 };
 struct fxt_flame_stats {
-	uint64_t total;		/* the root's width: all time shown (ns) */
-	uint64_t frames;	/* folded: paths walked; SVG: frames drawn */
 	uint64_t cut;		/* paths cut at FXT_FLAME_MAX_DEPTH frames */
 };
 /* Folded stacks: "FRAME;FRAME;... NS" per call path with own time (';' in a name written as

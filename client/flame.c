@@ -240,7 +240,6 @@ static int walk_children(struct walk *w, uint32_t idx, unsigned depth, double x,
 				} else {
 					svg_frame(w, depth + 1, x, cw, mark, c->name, c->kind, 0);
 				}
-				w->st->frames++;
 				rc = walk_children(w, kids[i], depth + 1, x, 0);
 			} else {
 				rc = 0;
@@ -252,7 +251,6 @@ static int walk_children(struct walk *w, uint32_t idx, unsigned depth, double x,
 				free(kids);
 				return -ENOMEM;
 			}
-			w->st->frames++;
 			rc = walk_children(w, kids[i], depth + 1, x, c->self);
 			w->plen = (size_t)at;
 		}
@@ -313,7 +311,6 @@ static int walk_tops(struct walk *w, const struct top *t, size_t n)
 			svg_frame(w, 1, x, pw, "", pn, FXT_PK_FUNC, 1);
 		if (!w->scale && (at0 = path_push(w, "", pn)) < 0)
 			return -ENOMEM;
-		w->st->frames++;
 		for (size_t k = i; k < j; k++) {
 			int rc;
 			if (!t[k].weight)
@@ -329,7 +326,6 @@ static int walk_tops(struct walk *w, const struct top *t, size_t n)
 					svg_frame(w, 2, px, t[k].weight, "", tn, FXT_PK_FUNC, 1);
 				if (!w->scale && (at1 = path_push(w, "", tn)) < 0)
 					return -ENOMEM;
-				w->st->frames++;
 				rc = walk_children(w, t[k].node, 2, px, 0);
 				w->plen = (size_t)at1;
 			}
@@ -357,7 +353,6 @@ static struct top *walk_init(struct walk *w, FILE *f, struct fxt_prof *p,
 		free(w->weight);
 		return NULL;
 	}
-	st->total = w->all;
 	return t;
 }
 
@@ -499,7 +494,6 @@ int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 	if (w.all)
 		rc = walk_tops(&w, t, n);
 	w.measure = 0;
-	st->frames = 0;
 	st->cut = 0;
 	height = SVG_TOP + w.rows * SVG_ROW + SVG_BOTTOM;
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -526,7 +520,6 @@ int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 	if (!rc && w.all) {
 		struct fxt_sv all = { "all", 3 };
 		svg_frame(&w, 0, SVG_PAD, w.all, "", all, FXT_PK_FUNC, 1);
-		w.st->frames++;
 		rc = walk_tops(&w, t, n);
 	}
 	fputs(script, f);
