@@ -204,22 +204,19 @@ static int walk_children(struct walk *w, uint32_t idx, unsigned depth, double x,
 	const struct fxt_prof_node *n = fxt_prof_node(w->p, idx);
 	uint32_t *kids, cnt = 0;
 
+	for (uint32_t c = n->child; c; c = fxt_prof_node(w->p, c)->sibling)
+		cnt += w->weight[c] != 0;
+	if (cnt && depth >= FXT_FLAME_MAX_DEPTH) {	/* deeper paths' time stays in this frame */
+		w->st->cut++;
+		own = w->weight[idx];
+		cnt = 0;
+	}
 	if (!w->scale && own) {
 		fwrite(w->path, 1, w->plen, w->f);
 		fprintf(w->f, " %" PRIu64 "\n", own);
 	}
-	for (uint32_t c = n->child; c; c = fxt_prof_node(w->p, c)->sibling)
-		cnt += w->weight[c] != 0;
 	if (!cnt)
 		return 0;
-	if (depth >= FXT_FLAME_MAX_DEPTH) {	/* deeper paths' time stays in this frame */
-		w->st->cut++;
-		if (!w->scale) {
-			fwrite(w->path, 1, w->plen, w->f);
-			fprintf(w->f, " %" PRIu64 "\n", w->weight[idx] - n->self);
-		}
-		return 0;
-	}
 	if (!(kids = malloc(cnt * sizeof(*kids))))
 		return -ENOMEM;
 	cnt = 0;

@@ -184,8 +184,9 @@ int cmd_flame(int argc, char **argv)
 	if (code == CMD_EXIT_ERROR)
 		goto out;
 	if (st.cut)
-		fprintf(stderr, "fxt flame: %" PRIu64 " call paths deeper than %d frames: their "
-			"time is shown in the frame at that depth\n", st.cut, FXT_FLAME_MAX_DEPTH);
+		fprintf(stderr, "fxt flame: %" PRIu64 " call path%s deeper than %d frames: %s "
+			"time is shown in the frame at that depth\n", st.cut, st.cut == 1 ? "" : "s",
+			FXT_FLAME_MAX_DEPTH, st.cut == 1 ? "its" : "their");
 	if (fxt_prof_unclosed(fl.pr.prof))
 		fprintf(stderr, "fxt flame: %" PRIu64 " begin events never ended (not counted)\n",
 			fxt_prof_unclosed(fl.pr.prof));

@@ -151,6 +151,36 @@ gen-proc [1000];outer;[lock wait] queue_lock 40'
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' t.svg
 }
 
+@test "names: ';' written as ':' in folded stacks, XML's specials and bad UTF-8 escaped in SVG" {
+	"$GEN" --deep 3 deep.fxt
+	run "$FXT" flame --folded deep.fxt
+	echo "$output"
+	[ "${lines[3]}" = "deep [5000];r;r;r;semi:colon <&> "$'\xff'" 1" ]
+	[ "${lines[2]}" = "deep [5000];r;r;r 2" ]
+	"$FXT" flame deep.fxt >deep.svg
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' deep.svg
+	frames deep.svg | grep -qx 'semi;colon &lt;&amp;&gt; ? (1 ns, 14.29%) x=[0-9.]* width=168.57'
+	run python3 "$CLIENT_TESTS/flame-check.py" "$FXT" deep.fxt
+	echo "$output"
+	[[ "$output" == *"4 paths, 6 compared, 0 mismatches" ]]
+}
+
+@test "a path deeper than 2048 frames: its time in the frame at that depth, said on stderr" {
+	"$GEN" --deep 3000 deep.fxt
+	run --separate-stderr "$FXT" flame --folded deep.fxt
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "fxt flame: 1 call path deeper than 2048 frames: its time is shown in the frame at that depth" ]
+	# r from i to 6001 - i ns: 2 ns of its own each; the 2047th r (depth 2048 with the
+	# process frame) holds the 1909 ns of itself and the 954 calls below it
+	[ "${#lines[@]}" -eq 2047 ]
+	[ "$(echo "$output" | awk '{ s += $NF } END { print s }')" -eq 6001 ]
+	[[ "${lines[2046]}" == *";r 1909" ]]
+	[ "$(echo "${lines[2046]}" | tr ';' '\n' | grep -c '^r')" -eq 2047 ]
+	run --separate-stderr "$FXT" flame -o deep.svg deep.fxt
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^<g class="f"><title>r (' deep.svg)" -eq 2047 ]
+}
+
 @test "c-demo: the widths equal report --tree, per process and per thread" {
 	for opt in "" --threads; do
 		run python3 "$CLIENT_TESTS/flame-check.py" "$FXT" c.fxt $opt

@@ -31,9 +31,10 @@ def ns(text):
     return float(v) * UNIT[u], UNIT[u] / 10 ** dec / 2
 
 
-run = subprocess.run([fxt, 'flame', '--folded', *opts, archive], capture_output=True, text=True)
+run = subprocess.run([fxt, 'flame', '--folded', *opts, archive], capture_output=True, text=True,
+                     errors='surrogateescape')
 table = subprocess.run([fxt, 'report', '--sort', 'name', *ropts, archive], capture_output=True,
-                       text=True)
+                       text=True, errors='surrogateescape')
 if 'no calls match' in table.stderr and table.returncode == 1:
     # nothing inside the window: flame says so as report does, and writes nothing
     ok = run.returncode == 1 and 'no calls match' in run.stderr and not run.stdout
@@ -64,7 +65,8 @@ for line in folded.splitlines():
 
 oncpu = table.find('on-cpu') >= 0
 report = '' if window else subprocess.run([fxt, 'report', '--tree', *ropts, archive],
-                                          check=True, capture_output=True, text=True).stdout
+                                          check=True, capture_output=True, text=True,
+                                          errors='surrogateescape').stdout
 want = 'sampled call tree' if sample else 'call tree'
 section, stack, seen, compared, bad = None, [], set(), 0, 0
 for line in report.splitlines():
@@ -73,7 +75,7 @@ for line in report.splitlines():
         section = (int(m.group(2)), int(m.group(3) or 0)) if m.group(1) == want else None
         stack = []
         continue
-    if section is None or len(line) < 40 or line.startswith('       total'):
+    if section is None or len(line) <= 38 or line.startswith('       total'):
         if not line.strip():
             section = None
         continue
@@ -111,7 +113,7 @@ for line in table.splitlines():
             section = None
         continue
     col = 90 if oncpu else 64
-    name, self_ = line[col:], ns(line[24:36].strip())
+    name, self_ = line[col:].replace(';', ':'), ns(line[24:36].strip())
     if name.startswith('['):
         continue    # [preempted], [blocked]: off-CPU rows, no frames
     rows.add((section, name))
