@@ -252,6 +252,16 @@ size_t fxt_oncpu_threads(const struct fxt_oncpu *o);
  * Call after fxt_oncpu_finish(), i < fxt_oncpu_threads(). Fails: never. */
 void fxt_oncpu_offcpu(const struct fxt_oncpu *o, size_t i, uint64_t from, uint64_t to,
 		      struct fxt_offcpu *out);
+/* A stretch off CPU: [start, end) from a switch out in FXT thread state `state` to the
+ * thread's next switch in (in time, whatever the order the switches were given in). */
+struct fxt_offstretch {
+	uint64_t start, end;
+	uint32_t state;
+};
+/* Thread i's off-CPU stretches in time order, *n of them, and its thread id. Call after
+ * fxt_oncpu_finish(), i < fxt_oncpu_threads(). Fails: never. */
+const struct fxt_offstretch *fxt_oncpu_stretches(const struct fxt_oncpu *o, size_t i,
+						 uint64_t *tid, size_t *n);
 
 /* ---- reading an archive (drive.c) ---- */
 enum fxt_client_status {
@@ -346,7 +356,8 @@ int fxt_json_new(struct fxt_json **out, FILE *f);
 void fxt_json_select(struct fxt_json *j, const struct fxt_sel *sel);
 /* Converts one record (others are ignored). r converts ticks. Returns 0, -EIO or -ENOMEM. */
 int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec);
-/* Closes the JSON document and flushes. Returns 0 or -EIO. */
+/* Writes the off-CPU slices (json.c), closes the JSON document and flushes. Returns 0, -EIO
+ * or -ENOMEM. */
 int fxt_json_finish(struct fxt_json *j);
 void fxt_json_free(struct fxt_json *j);
 /* Events written so far. */
