@@ -4,7 +4,8 @@
  * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
  * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
  * program's functions or count in their self time. Filters: processes, threads, time window
- * (client/selection.c: calls inside it), function glob. Exit status (launcher/cmd.h): 0 ok;
+ * (client/selection.c: calls inside it), function glob. With --diff, two archives read so, their
+ * function rows side by side (client/profdiff.c). Exit status (launcher/cmd.h): 0 ok;
  * 1 invalid archive (the figures of what precedes the problem are printed) or filters that
  * match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
@@ -51,6 +52,7 @@ struct named {
 
 static const char usage[] =
 	"usage: fxt report [options] FILE\n"
+	"       fxt report --diff [options] OLD NEW\n"
 	"Per-function time of an FXT archive, per process: calls, total (inclusive, each call\n"
 	"counted, recursion included), self (total minus time in recorded callees), avg, max.\n"
 	"  --sort KEY       self (default), total, calls, avg, max, name, on-cpu or off-cpu\n"
@@ -63,6 +65,10 @@ static const char usage[] =
 	"                   encloses on its thread (main, thread start functions); lock waits,\n"
 	"                   thread spans and tracer stalls are not calls (their callees'\n"
 	"                   caller is the function around them)\n"
+	"  --diff           two runs side by side: per function (summed over processes and\n"
+	"                   threads) calls, total and self of OLD and NEW, change and ratio\n"
+	"                   NEW/OLD; sorted by the largest change of total (--sort self, calls\n"
+	"                   or name); + marks a function only in NEW, - one only in OLD\n"
 	"  --function GLOBS only functions whose name matches a glob (comma-separated;\n"
 	"                   repeatable; in --tree: paths to them)\n"
 	"%s"
