@@ -125,12 +125,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt replay: expected one archive (try fxt replay --help)\n");
-		code = CMD_EXIT_ERROR;
-		goto out;
-	}
-	if (fxt_sel_check(&sel, msg, sizeof(msg)) < 0) {
+	if (fxt_sel_operands(&sel, "replay", argc - optind, 1, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "fxt replay: %s\n", msg);
 		code = CMD_EXIT_ERROR;
 		goto out;

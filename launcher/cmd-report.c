@@ -4,7 +4,8 @@
  * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
  * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
  * program's functions or count in their self time. Filters: processes, threads, time window
- * (client/selection.c: calls inside it), function glob. Exit status (launcher/cmd.h): 0 ok;
+ * (client/selection.c: calls inside it), function glob. With --diff, two archives read so, their
+ * function rows side by side (client/profdiff.c). Exit status (launcher/cmd.h): 0 ok;
  * 1 invalid archive (the figures of what precedes the problem are printed) or filters that
  * match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
@@ -51,6 +52,7 @@ struct named {
 
 static const char usage[] =
 	"usage: fxt report [options] FILE\n"
+	"       fxt report --diff [options] OLD NEW\n"
 	"Per-function time of an FXT archive, per process: calls, total (inclusive, each call\n"
 	"counted, recursion included), self (total minus time in recorded callees), avg, max.\n"
 	"  --sort KEY       self (default), total, calls, avg, max, name, on-cpu or off-cpu\n"
@@ -63,6 +65,10 @@ static const char usage[] =
 	"                   encloses on its thread (main, thread start functions); lock waits,\n"
 	"                   thread spans and tracer stalls are not calls (their callees'\n"
 	"                   caller is the function around them)\n"
+	"  --diff           two runs side by side: per function (summed over processes and\n"
+	"                   threads) calls, total and self of OLD and NEW, change and ratio\n"
+	"                   NEW/OLD; sorted by the largest change of total (--sort self, calls\n"
+	"                   or name); + marks a function only in NEW, - one only in OLD\n"
 	"  --function GLOBS only functions whose name matches a glob (comma-separated;\n"
 	"                   repeatable; in --tree: paths to them)\n"
 	"%s"
@@ -556,6 +562,198 @@ static int parse_sort(const char *s, enum fxt_prof_sort *by)
 	return -1;
 }
 
+static void report_free(struct report *rp)
+{
+	fxt_prof_free(rp->prof);
+	fxt_oncpu_free(rp->oncpu);
+	ctab_free(&rp->names);
+	ctab_free(&rp->uobjs);
+	for (uint32_t i = 0; i < rp->labels.n; i++)
+		free((char *)((struct named *)ctab_at(&rp->labels, i))->key.s.s);
+	ctab_free(&rp->labels);
+}
+
+/* Out of memory: one line; res says nothing more. Returns the exit status. */
+static int no_memory(struct fxt_client_result *res)
+{
+	fprintf(stderr, "fxt report: out of memory\n");
+	res->status = FXT_CS_OK;
+	return CMD_EXIT_ERROR;
+}
+
+/* Reads path into rp (options set, tables not made yet): pass 1 (the trace start, context
+ * switches, the spans that enclose other runs' spans), the window, pass 2 (the figures).
+ * Returns 0 with the figures in rp->prof (res->status OK, or TRUNCATED / CORRUPT: the figures
+ * of what precedes the problem), else the exit status: the read stopped (res says why; the
+ * caller says it), or a line was printed (out of memory, a window that cannot be, threads
+ * that are not in the archive). */
+static int load(struct report *rp, const struct fxt_prof_opts *po, const char *path,
+		struct fxt_client_result *res)
+{
+	char msg[320], what[256];
+	int c;
+
+	if (ctab_init(&rp->names, sizeof(struct named)) ||
+	    ctab_init(&rp->uobjs, sizeof(struct named)) ||
+	    ctab_init(&rp->labels, sizeof(struct named)) || fxt_prof_new(&rp->prof, po) < 0)
+		return no_memory(res);
+	/* pass 1: the trace start and the spans that enclose other runs' spans */
+	fxt_client_read(cmd_input(path), on_record, rp, res);
+	if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
+		return cmd_exit_client(res);
+	if (fxt_sel_resolve(&rp->sel, rp->start_ns, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt report: %s\n", msg);
+		res->status = FXT_CS_OK;
+		return CMD_EXIT_ERROR;
+	}
+	if (rp->oncpu) {
+		if (fxt_oncpu_finish(rp->oncpu) < 0)
+			return no_memory(res);
+		fxt_prof_set_oncpu(rp->prof, rp->oncpu);
+	}
+	rp->pass2 = 1;	/* context switches and names are read once */
+	while ((c = fxt_prof_rescan(rp->prof, rp->sel.from_ns, rp->sel.to_ns)) == 1) {
+		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
+		fxt_client_reread(on_record, rp, res);
+		if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
+			return cmd_exit_client(res);
+	}
+	if (c < 0)
+		return no_memory(res);
+	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
+	ctab_free(&rp->names);
+	ctab_free(&rp->uobjs);
+	if (ctab_init(&rp->names, sizeof(struct named)) ||
+	    ctab_init(&rp->uobjs, sizeof(struct named)))
+		return no_memory(res);
+	if (fxt_sel_threads(&rp->sel) && !rp->matched) {
+		struct fxt_sel threads = rp->sel;	/* the threads alone */
+		threads.since.set = threads.until.set = 0;
+		fprintf(stderr, "fxt report: %s: no events%s\n", path,
+			fxt_sel_describe(&threads, what, sizeof(what)));
+		return CMD_EXIT_INVALID;
+	}
+	rp->matched = 0;
+	/* pass 2: the figures */
+	fxt_client_reread(on_record, rp, res);
+	if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
+		return cmd_exit_client(res);
+	if (fxt_prof_finish(rp->prof) < 0)
+		return no_memory(res);
+	return 0;
+}
+
+/* A change of calls: "0", "+N" or "-N". Returns buf. */
+static char *calls_change(char *buf, size_t len, const uint64_t v[2])
+{
+	if (v[0] == v[1])
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%c%" PRIu64, v[1] > v[0] ? '+' : '-',
+			 v[1] > v[0] ? v[1] - v[0] : v[0] - v[1]);
+	return buf;
+}
+
+/* A change of time: "0", "+1.200 ms" or "-3 ns". Returns buf. */
+static char *time_change(char *buf, size_t len, const uint64_t v[2])
+{
+	char t[32];
+
+	if (v[0] == v[1])
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%c%s", v[1] > v[0] ? '+' : '-',
+			 fxt_time_fmt(t, sizeof(t), v[1] > v[0] ? v[1] - v[0] : v[0] - v[1]));
+	return buf;
+}
+
+/* new / old: "1.00" when equal (0 and 0 too), "-" when old is 0. Returns buf. */
+static char *ratio(char *buf, size_t len, const uint64_t v[2])
+{
+	if (v[0] == v[1])
+		snprintf(buf, len, "1.00");
+	else if (!v[0])
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", (double)v[1] / (double)v[0]);
+	return buf;
+}
+
+/* The function table of two runs side by side (run[0] old, run[1] new), summed over processes
+ * and threads, sorted by the size of the change (fxt_prof_diff_sort()). Returns the exit
+ * status. */
+static int print_diff(struct report run[2], char **paths)
+{
+	struct fxt_prof_diff_row *rows;
+	struct fxt_client_result none = { 0 };
+	size_t n, shown = 0;
+	char t[12][32];
+
+	if (fxt_prof_diff(run[0].prof, run[1].prof, FXT_PK_FUNC, &rows, &n) < 0)
+		return no_memory(&none);
+	fxt_prof_diff_sort(rows, n, run[0].sort);
+	for (size_t i = 0; i < n; i++) {
+		const struct fxt_prof_diff_row *d = &rows[i];
+		if (!name_ok(&run[0], d->name) || (run[0].limit && shown >= run[0].limit))
+			continue;
+		if (!shown++)
+			printf("== functions: %s -> %s (+ only in the second, - only in the first) ==\n"
+			       "%10s %10s %10s %6s %11s %11s %12s %6s %11s %11s %12s %6s    %s\n",
+			       paths[0], paths[1], "calls", "calls", "change", "ratio", "total",
+			       "total", "change", "ratio", "self", "self", "change", "ratio",
+			       "function");
+		printf("%10" PRIu64 " %10" PRIu64 " %10s %6s %11s %11s %12s %6s %11s %11s %12s %6s  "
+		       "%c %.*s\n", d->calls[0], d->calls[1],
+		       calls_change(t[0], sizeof(t[0]), d->calls), ratio(t[1], sizeof(t[1]), d->calls),
+		       fxt_time_fmt(t[2], sizeof(t[2]), d->total[0]),
+		       fxt_time_fmt(t[3], sizeof(t[3]), d->total[1]),
+		       time_change(t[4], sizeof(t[4]), d->total), ratio(t[5], sizeof(t[5]), d->total),
+		       fxt_time_fmt(t[6], sizeof(t[6]), d->self[0]),
+		       fxt_time_fmt(t[7], sizeof(t[7]), d->self[1]),
+		       time_change(t[8], sizeof(t[8]), d->self), ratio(t[9], sizeof(t[9]), d->self),
+		       !d->in[0] ? '+' : !d->in[1] ? '-' : ' ', (int)d->name.len, d->name.s);
+	}
+	free(rows);
+	if (shown)
+		return 0;
+	if (run[0].glob) {
+		fprintf(stderr, "fxt report: %s, %s: no calls match --function %s\n", paths[0],
+			paths[1], run[0].glob);
+		return CMD_EXIT_INVALID;
+	}
+	printf("%s, %s: no function calls recorded\n", paths[0], paths[1]);
+	return 0;
+}
+
+/* `--diff OLD NEW`: each read as report reads one (selections apply to both, relative times
+ * from each one's start), then side by side. An archive that cannot be read whole is not
+ * compared: one line, its exit status. Returns the exit status. */
+static int report_diff(const struct report *rp, const struct fxt_prof_opts *po, char **paths)
+{
+	struct report run[2] = { *rp, *rp };	/* the options; the selection's sets shared */
+	struct fxt_client_result res[2] = { 0 };
+	int code = 0;
+	char msg[320];
+
+	for (int i = 0; i < 2 && !code; i++) {
+		code = load(&run[i], po, paths[i], &res[i]);
+		if (res[i].status != FXT_CS_OK) {
+			fprintf(stderr, "fxt report: %s\n",
+				fxt_client_message(&res[i], paths[i], msg, sizeof(msg)));
+			code = cmd_exit_client(&res[i]);
+		}
+		if (!code && fxt_sel_warning(&run[i].sel, run[i].start_ns, msg, sizeof(msg)))
+			fprintf(stderr, "fxt report: %s: %s\n", paths[i], msg);
+	}
+	if (!code)
+		code = print_diff(run, paths);
+	for (int i = 0; i < 2; i++) {
+		fxt_client_close(&res[i]);
+		report_free(&run[i]);
+	}
+	return code;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -565,7 +763,7 @@ int cmd_report(int argc, char **argv)
 		{ "function", required_argument, 0, 'f' },
 		{ "from", required_argument, 0, FXT_SEL_FROM },
 		{ "to", required_argument, 0, FXT_SEL_TO }, { "help", no_argument, 0, 'h' },
-		{ "edges", no_argument, 0, 'g' },
+		{ "edges", no_argument, 0, 'g' },      { "diff", no_argument, 0, 'd' },
 		{ 0, 0, 0, 0 },
 	};
 	struct report rp = { .sort = FXT_SORT_SELF, .start_ns = UINT64_MAX };
@@ -573,7 +771,7 @@ int cmd_report(int argc, char **argv)
 	static char globs[4096];	/* --function's lists, joined by commas */
 	struct fxt_client_result res = { 0 };
 	uint64_t lim;
-	int c, code = 0;
+	int c, code = 0, diff = 0, sort_set = 0;
 	char msg[320], what[256];
 
 	optind = 1;
@@ -585,6 +783,7 @@ int cmd_report(int argc, char **argv)
 					"avg, max, name, on-cpu or off-cpu\n", optarg);
 				return CMD_EXIT_ERROR;
 			}
+			sort_set = 1;
 			break;
 		case 'l':
 			if (parse_u64(optarg, &lim) < 0 || !lim) {
@@ -597,6 +796,7 @@ int cmd_report(int argc, char **argv)
 		case 'T': rp.threads = 1; break;
 		case 't': rp.tree = 1; break;
 		case 'g': rp.edges = 1; break;
+		case 'd': diff = 1; break;
 		case FXT_SEL_PID: case FXT_SEL_TID: case FXT_SEL_SINCE: case FXT_SEL_UNTIL:
 		case FXT_SEL_FROM: case FXT_SEL_TO:
 			if (fxt_sel_option(&rp.sel, c, optarg, msg, sizeof(msg)) < 0) {
@@ -625,63 +825,30 @@ int cmd_report(int argc, char **argv)
 			return CMD_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt report: expected one archive (try fxt report --help)\n");
+	if (fxt_sel_operands(&rp.sel, "report", argc - optind, diff ? 2 : 1, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt report: %s\n", msg);
 		fxt_sel_free(&rp.sel);
 		return CMD_EXIT_ERROR;
 	}
-	if (fxt_sel_check(&rp.sel, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt report: %s\n", msg);
+	if (diff && (rp.threads || rp.tree || rp.edges ||
+		     (rp.sort != FXT_SORT_TOTAL && rp.sort != FXT_SORT_SELF &&
+		      rp.sort != FXT_SORT_CALLS && rp.sort != FXT_SORT_NAME))) {
+		fprintf(stderr, "fxt report: --diff compares functions over all processes and "
+			"threads: no --threads, --tree or --edges; --sort total, self, calls or "
+			"name\n");
 		fxt_sel_free(&rp.sel);
 		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = rp.threads;
 	po.tree = rp.tree || rp.edges;
-	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)) ||
-	    ctab_init(&rp.labels, sizeof(struct named)) || fxt_prof_new(&rp.prof, &po) < 0)
-		goto nomem;
-	/* pass 1: the trace start and the spans that enclose other runs' spans */
-	fxt_client_read(cmd_input(argv[optind]), on_record, &rp, &res);
-	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
-		goto out;
-	if (fxt_sel_resolve(&rp.sel, rp.start_ns, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt report: %s\n", msg);
-		code = CMD_EXIT_ERROR;
-		res.status = FXT_CS_OK;
-		goto out;
+	if (diff) {
+		if (!sort_set)
+			rp.sort = FXT_SORT_TOTAL;	/* uftrace report --diff's default key */
+		code = report_diff(&rp, &po, argv + optind);
+		fxt_sel_free(&rp.sel);
+		return code;
 	}
-	if (rp.oncpu) {
-		if (fxt_oncpu_finish(rp.oncpu) < 0)
-			goto nomem;
-		fxt_prof_set_oncpu(rp.prof, rp.oncpu);
-	}
-	rp.pass2 = 1;	/* context switches and names are read once */
-	while ((c = fxt_prof_rescan(rp.prof, rp.sel.from_ns, rp.sel.to_ns)) == 1) {
-		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
-		fxt_client_reread(on_record, &rp, &res);
-		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
-			goto out;
-	}
-	if (c < 0)
-		goto nomem;
-	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
-	ctab_free(&rp.names);
-	ctab_free(&rp.uobjs);
-	if (ctab_init(&rp.names, sizeof(struct named)) || ctab_init(&rp.uobjs, sizeof(struct named)))
-		goto nomem;
-	if (fxt_sel_threads(&rp.sel) && !rp.matched) {
-		struct fxt_sel threads = rp.sel;	/* the threads alone */
-		threads.since.set = threads.until.set = 0;
-		fprintf(stderr, "fxt report: %s: no events%s\n", argv[optind],
-			fxt_sel_describe(&threads, what, sizeof(what)));
-		code = CMD_EXIT_INVALID;
-		goto out;
-	}
-	rp.matched = 0;
-	/* pass 2: the figures */
-	fxt_client_reread(on_record, &rp, &res);
-	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK ||
-	    fxt_prof_finish(rp.prof) < 0)
+	if ((code = load(&rp, &po, argv[optind], &res)))
 		goto out;
 	if (rp.edges) {
 		if (print_edges(&rp) < 0)
@@ -727,18 +894,10 @@ out:
 			code = cmd_exit_client(&res);
 	}
 	fxt_client_close(&res);
-	fxt_prof_free(rp.prof);
-	fxt_oncpu_free(rp.oncpu);
+	report_free(&rp);
 	fxt_sel_free(&rp.sel);
-	ctab_free(&rp.names);
-	ctab_free(&rp.uobjs);
-	for (uint32_t i = 0; i < rp.labels.n; i++)
-		free((char *)((struct named *)ctab_at(&rp.labels, i))->key.s.s);
-	ctab_free(&rp.labels);
 	return code;
 nomem:
-	fprintf(stderr, "fxt report: out of memory\n");
-	code = CMD_EXIT_ERROR;
-	res.status = FXT_CS_OK;
+	code = no_memory(&res);
 	goto out;
 }
