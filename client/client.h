@@ -354,10 +354,14 @@ struct fxt_replay_stats {
 	uint64_t early_prints;	/* times a thread was printed early (over hold waiting) */
 	uint64_t early_threads;	/* threads printed early at least once */
 	uint64_t late;		/* calls printed after lines they enclose (marked ^) */
+	uint64_t waited;	/* events that waited to be printed: a hold of this many keeps
+				 * every thread in order */
 	uint64_t unended;	/* begin events never ended */
 };
 /* Writes to f (owned by the caller). Returns 0 or -ENOMEM. */
 int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FILE *f);
+/* Bytes a waiting event takes at least (its text apart). */
+size_t fxt_replay_event_bytes(void);
 /* Takes the next record (views must live until fxt_replay_free(): keep the reader open); may
  * print. Returns 0 or -ENOMEM. */
 int fxt_replay_record(struct fxt_replay *p, const struct fxt_reader *r,
