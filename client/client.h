@@ -101,6 +101,11 @@ int fxt_sel_option(struct fxt_sel *s, int opt, const char *arg, char *err, size_
 /* Whether --until is before --since where that is known before reading. Returns 0 or -ERANGE
  * with one line in err. */
 int fxt_sel_check(const struct fxt_sel *s, char *err, size_t len);
+/* What every reading command checks after its options: want archives (1 or 2) among the
+ * operands left, and fxt_sel_check(). Returns 0, or -EINVAL / -ERANGE with one line in err
+ * ("expected one archive (try fxt CMD --help)"). */
+int fxt_sel_operands(const struct fxt_sel *s, const char *cmd, int operands, int want,
+		     char *err, size_t len);
 /* Whether a bound counts from the trace start (which must then be found first). */
 int fxt_sel_needs_start(const struct fxt_sel *s);
 /* Sets from_ns / to_ns, relative bounds counted from start_ns (UINT64_MAX: no event: 0).
@@ -227,6 +232,22 @@ enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG
 /* Sorts rows by process, then thread, then the key (descending figures, ascending names). */
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by);
 
+/* ---- two runs side by side (profdiff.c) ---- */
+/* A function of two runs, [0] the old one, [1] the new one: its rows summed over processes and
+ * threads (runs have other ids). in[r]: run r has a row of it (else its figures there are 0). */
+struct fxt_prof_diff_row {
+	struct fxt_sv name;	/* a view into a profile: alive while both are */
+	uint64_t calls[2], total[2], self[2];
+	int in[2];
+};
+/* The rows of kind k of two finished profiles (fxt_prof_finish()), one per name, in *out
+ * (malloc, the caller frees; *n of them). Returns 0 or -ENOMEM. */
+int fxt_prof_diff(struct fxt_prof *old, struct fxt_prof *new, enum fxt_prof_kind k,
+		  struct fxt_prof_diff_row **out, size_t *n);
+/* Sorts by the size of the change (either way) of total (FXT_SORT_TOTAL and any key but these),
+ * self or calls, largest first, then by name; FXT_SORT_NAME: by name. */
+void fxt_prof_diff_sort(struct fxt_prof_diff_row *rows, size_t n, enum fxt_prof_sort by);
+
 /* ---- on-CPU time from context switch records (oncpu.c) ---- */
 struct fxt_oncpu;
 /* Returns 0 or -ENOMEM. */
@@ -258,6 +279,16 @@ size_t fxt_oncpu_threads(const struct fxt_oncpu *o);
  * Call after fxt_oncpu_finish(), i < fxt_oncpu_threads(). Fails: never. */
 void fxt_oncpu_offcpu(const struct fxt_oncpu *o, size_t i, uint64_t from, uint64_t to,
 		      struct fxt_offcpu *out);
+/* A stretch off CPU: [start, end) from a switch out in FXT thread state `state` to the
+ * thread's next switch in (in time, whatever the order the switches were given in). */
+struct fxt_offstretch {
+	uint64_t start, end;
+	uint32_t state;
+};
+/* Thread i's off-CPU stretches in time order, *n of them, and its thread id. Call after
+ * fxt_oncpu_finish(), i < fxt_oncpu_threads(). Fails: never. */
+const struct fxt_offstretch *fxt_oncpu_stretches(const struct fxt_oncpu *o, size_t i,
+						 uint64_t *tid, size_t *n);
 
 /* ---- reading an archive (drive.c) ---- */
 enum fxt_client_status {
@@ -329,10 +360,14 @@ struct fxt_replay_stats {
 	uint64_t early_prints;	/* times a thread was printed early (over hold waiting) */
 	uint64_t early_threads;	/* threads printed early at least once */
 	uint64_t late;		/* calls printed after lines they enclose (marked ^) */
+	uint64_t waited;	/* events that waited to be printed: a hold of this many keeps
+				 * every thread in order */
 	uint64_t unended;	/* begin events never ended */
 };
 /* Writes to f (owned by the caller). Returns 0 or -ENOMEM. */
 int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FILE *f);
+/* Bytes a waiting event takes at least (its text apart). */
+size_t fxt_replay_event_bytes(void);
 /* Takes the next record (views must live until fxt_replay_free(): keep the reader open); may
  * print. Returns 0 or -ENOMEM. */
 int fxt_replay_record(struct fxt_replay *p, const struct fxt_reader *r,
@@ -377,7 +412,8 @@ int fxt_json_new(struct fxt_json **out, FILE *f);
 void fxt_json_select(struct fxt_json *j, const struct fxt_sel *sel);
 /* Converts one record (others are ignored). r converts ticks. Returns 0, -EIO or -ENOMEM. */
 int fxt_json_record(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec);
-/* Closes the JSON document and flushes. Returns 0 or -EIO. */
+/* Writes the off-CPU slices (json.c), closes the JSON document and flushes. Returns 0, -EIO
+ * or -ENOMEM. */
 int fxt_json_finish(struct fxt_json *j);
 void fxt_json_free(struct fxt_json *j);
 /* Events written so far. */

@@ -7,9 +7,12 @@
  * JSON with invalid UTF-8 replaced by U+FFFD. Context switch records (fxtrun --sched) become, per
  * CPU, a track of process 0 ("CPUs", thread = CPU number) with one B/E slice per stretch a thread
  * ran there, and on each thread's own track an X slice "off-cpu (blocked)" or "off-cpu (preempted)"
- * from its switch out to its switch in (a leaf under the function that was running). Memory: the
- * buffer, the userspace object table (pointer -> label), one entry per CPU and per switching
- * thread, never the events. With a selection (fxt_json_select()): only the selected threads'
+ * from its switch out to its next switch in (a leaf under the function that was running), written
+ * at the end: a thread's switches are paired in time order, not in the order read (a tracer
+ * drains its per-CPU buffers in turn, so the switches of a thread that changed CPUs come out of
+ * order). Memory: the buffer, the userspace object table (pointer -> label), one entry per CPU
+ * and per switching thread, the selected threads' switches (client/oncpu.c, as fxt report),
+ * never the other events. With a selection (fxt_json_select()): only the selected threads'
  * events, and only what lies in the window; a call (X, B/E pair, CPU slice, off-CPU slice)
  * that crosses a bound is cut at it, with an argument "clipped" (start, end or both). Cut calls
  * and calls starting exactly at the window's start are written last, sorted outermost first,
@@ -58,11 +61,10 @@ struct kname {
 };
 
 /* Context switches: per CPU (a = 1, b = cpu) the thread running there (tid, 0 = none); per
- * thread (a = 2, b = tid) its process and its last switch out (ts, 0 = on CPU). */
+ * thread (a = 2, b = tid) its process. */
 struct swstate {
 	struct ckey key;
-	uint64_t tid, pid, out_ns;
-	unsigned state;
+	uint64_t tid, pid;
 	uint64_t in_ns;		/* CPU: when tid was switched in */
 	int begun;		/* CPU: its slice's begin was written (in the window) */
 };
@@ -73,6 +75,7 @@ struct fxt_json {
 	int err, started;
 	uint64_t events;
 	struct ctab uobjs, open, knames, sw;
+	struct fxt_oncpu *oncpu;	/* the selected threads' switches, or NULL before any */
 	struct fxt_logs logs;	/* log records, so that their mirror instants are left out */
 	struct fxt_koids last;	/* thread of the last event and its rendered pid/tid */
 	char where[64];
@@ -117,6 +120,7 @@ void fxt_json_free(struct fxt_json *j)
 		free(j->late[i].text);
 	free(j->late);
 	free(j->capture.s);
+	fxt_oncpu_free(j->oncpu);
 	ctab_free(&j->open);
 	ctab_free(&j->uobjs);
 	ctab_free(&j->knames);
@@ -772,11 +776,13 @@ static void cpu_end(struct fxt_json *j, struct swstate *c, unsigned cpu, uint64_
 	c->tid = 0;
 }
 
-/* Thread tid's slice off CPU [from, to], as much of it as lies in the window. */
-static void off_cpu(struct fxt_json *j, const struct swstate *t, uint64_t tid, uint64_t from,
-		    uint64_t to)
+/* Thread tid's slice off CPU [from, to] after a switch out in state, as much of it as lies in
+ * the window. */
+static void off_cpu(struct fxt_json *j, uint64_t pid, uint64_t tid, uint32_t state,
+		    uint64_t from, uint64_t to)
 {
-	const char *what = t->state == 1 ? "off-cpu (preempted)" : "off-cpu (blocked)";
+	const char *what = state == FXT_THREAD_STATE_RUNNING ? "off-cpu (preempted)"
+							      : "off-cpu (blocked)";
 	const struct fxt_sel *sel = j->sel;
 	const char *clip = NULL;
 
@@ -788,7 +794,7 @@ static void off_cpu(struct fxt_json *j, const struct swstate *t, uint64_t tid, u
 		to = to > sel->to_ns ? sel->to_ns : to;
 	}
 	begin_event(j, (struct fxt_sv){ what, strlen(what) }, sched_cat, 'X');
-	put_where(j, from, &(struct fxt_koids){ t->pid, tid });
+	put_where(j, from, &(struct fxt_koids){ pid, tid });
 	PUTS(j, ",\"dur\":");
 	put_us(j, to - from);
 	if (clip) {
@@ -812,7 +818,8 @@ static int64_t sw_thread(struct fxt_json *j, uint64_t tid)
 	return fxt_sel_thread(j->sel, t->pid, tid) ? (int64_t)tid : 0;
 }
 
-/* One context switch record: the CPU track's slices and the threads' off-CPU slices. */
+/* One context switch record: the CPU track's slices; the switches of selected threads are kept
+ * for their off-CPU slices (off_cpu_all()). */
 static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)
 {
 	uint64_t ts = fxt_client_ns(r, rec->u.sched.ts);
@@ -827,6 +834,10 @@ static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct 
 		return -ENOMEM;
 	if (!out && !in)
 		return 0;
+	if ((!j->oncpu && fxt_oncpu_new(&j->oncpu) < 0) ||
+	    fxt_oncpu_switch(j->oncpu, &(struct fxt_koids){ 0, (uint64_t)out },
+			     rec->u.sched.out_state, &(struct fxt_koids){ 0, (uint64_t)in }, ts) < 0)
+		return -ENOMEM;
 	if (!(c = sw_get(j, 1, cpu, &created)))
 		return -ENOMEM;
 	if (created) {
@@ -849,12 +860,6 @@ static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct 
 	}
 	if (out && c->tid == (uint64_t)out)
 		cpu_end(j, c, cpu, ts, rec->u.sched.out_state == 1 ? "preempted" : "blocked");
-	if (out) {
-		if (!(t = sw_get(j, 2, (uint64_t)out, &created)))
-			return -ENOMEM;
-		t->out_ns = ts;
-		t->state = rec->u.sched.out_state;
-	}
 	if (in) {
 		/* the thread first: creating it may move the CPU's entry (which exists) */
 		if (!(t = sw_get(j, 2, (uint64_t)in, &created)) || !(c = sw_get(j, 1, cpu, &created)))
@@ -868,9 +873,6 @@ static int cswitch(struct fxt_json *j, const struct fxt_reader *r, const struct 
 		c->begun = !j->sel || fxt_sel_point(j->sel, ts);
 		if (c->begun)
 			cpu_begin(j, cpu, ts, t->pid, (uint64_t)in, NULL);
-		if (t->out_ns && t->out_ns <= ts)
-			off_cpu(j, t, (uint64_t)in, t->out_ns, ts);
-		t->out_ns = 0;
 	}
 	return 0;
 }
@@ -963,6 +965,29 @@ static int never_ended(struct fxt_json *j)
 	return 0;
 }
 
+/* Every selected thread's off-CPU slices, each from a switch out to the thread's next switch in
+ * by time. Written after the late calls: a call cut to the same interval encloses it. Returns 0
+ * or -ENOMEM. */
+static int off_cpu_all(struct fxt_json *j)
+{
+	if (!j->oncpu)
+		return 0;
+	if (fxt_oncpu_finish(j->oncpu) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < fxt_oncpu_threads(j->oncpu); i++) {
+		uint64_t tid;
+		size_t n;
+		int created;
+		const struct fxt_offstretch *off = fxt_oncpu_stretches(j->oncpu, i, &tid, &n);
+		const struct swstate *t = sw_get(j, 2, tid, &created);
+		if (!t)
+			return -ENOMEM;
+		for (size_t k = 0; k < n; k++)
+			off_cpu(j, t->pid, tid, off[k].state, off[k].start, off[k].end);
+	}
+	return 0;
+}
+
 int fxt_json_finish(struct fxt_json *j)
 {
 	if (!j->started++)
@@ -976,6 +1001,8 @@ int fxt_json_finish(struct fxt_json *j)
 			PUTS(j, ",");
 		put(j, j->late[i].text, j->late[i].len);
 	}
+	if (off_cpu_all(j) < 0)
+		return -ENOMEM;
 	PUTS(j, "\n]}\n");
 	flush(j);
 	if (fflush(j->f))

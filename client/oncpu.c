@@ -20,12 +20,6 @@ struct sw {
 	uint32_t state;	/* out: the FXT thread state it left in (1 running: preempted) */
 };
 
-/* A stretch off CPU: [start, end), after a switch out in state `state`. */
-struct off {
-	uint64_t start, end;
-	uint32_t state;
-};
-
 struct othr {
 	struct ckey key;	/* a = tid */
 	uint64_t pid;
@@ -35,7 +29,7 @@ struct othr {
 	struct sw *iv;		/* after finish: on-CPU intervals [iv[i].ts, iv[i].in) */
 	uint64_t *cum;		/* cum[i]: on-CPU ns of the intervals before i */
 	uint32_t niv;
-	struct off *off;	/* after finish: off-CPU stretches in time order */
+	struct fxt_offstretch *off;	/* after finish: off-CPU stretches in time order */
 	uint32_t noff;
 };
 
@@ -134,7 +128,7 @@ static int build(struct othr *t)
 	/* off-CPU stretches: each switch out to the next switch in */
 	for (uint32_t j = 0; j + 1 < t->n; j++)
 		if (!t->ev[j].in && t->ev[j + 1].in)
-			t->off[t->noff++] = (struct off){ t->ev[j].ts, t->ev[j + 1].ts, t->ev[j].state };
+			t->off[t->noff++] = (struct fxt_offstretch){ t->ev[j].ts, t->ev[j + 1].ts, t->ev[j].state };
 	/* intervals: an in opens one, an out closes the open one (or one from 0) */
 	for (uint32_t j = 0; j < t->n; j++) {
 		struct sw e = t->ev[j];
@@ -211,7 +205,7 @@ void fxt_oncpu_offcpu(const struct fxt_oncpu *o, size_t i, uint64_t from, uint64
 	out->pid = t->pid;
 	out->tid = t->key.a;
 	for (uint32_t j = 0; j < t->noff; j++) {
-		const struct off *f = &t->off[j];
+		const struct fxt_offstretch *f = &t->off[j];
 		int k = f->state == FXT_THREAD_STATE_RUNNING ? 0 : 1;
 		uint64_t d = f->end - f->start;
 		if (f->start < from || f->end > to)
@@ -221,4 +215,14 @@ void fxt_oncpu_offcpu(const struct fxt_oncpu *o, size_t i, uint64_t from, uint64
 		if (d > out->max[k])
 			out->max[k] = d;
 	}
+}
+
+const struct fxt_offstretch *fxt_oncpu_stretches(const struct fxt_oncpu *o, size_t i,
+						 uint64_t *tid, size_t *n)
+{
+	const struct othr *t = ctab_at(&o->thrs, (uint32_t)i);
+
+	*tid = t->key.a;
+	*n = t->noff;
+	return t->off;
 }

@@ -412,6 +412,11 @@ static int print_thread(struct fxt_replay *p, struct rthr *t, int early)
 	return 0;
 }
 
+size_t fxt_replay_event_bytes(void)
+{
+	return sizeof(struct pend);
+}
+
 /* Prints the thread holding the most events. Returns 0 or -ENOMEM. */
 static int relieve(struct fxt_replay *p)
 {
@@ -464,6 +469,7 @@ static int add(struct fxt_replay *p, struct rthr *t, struct pend *e)
 	if (e->late) {	/* after what it encloses: the thread's events are before or in it */
 		t->p[t->n++] = *e;
 		p->waiting++;
+		p->st.waited++;
 		p->st.late++;
 		return print_thread(p, t, 1);
 	}
@@ -483,6 +489,7 @@ static int add(struct fxt_replay *p, struct rthr *t, struct pend *e)
 	memmove(&t->p[lo + 1], &t->p[lo], (t->n - lo) * sizeof(*t->p));
 	t->p[lo] = *e;
 	t->n++;
+	p->st.waited++;
 	if (++p->waiting > p->o.hold)
 		return relieve(p);
 	return 0;

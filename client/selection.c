@@ -137,6 +137,17 @@ int fxt_sel_check(const struct fxt_sel *s, char *err, size_t len)
 	return 0;
 }
 
+int fxt_sel_operands(const struct fxt_sel *s, const char *cmd, int operands, int want,
+		     char *err, size_t len)
+{
+	if (operands != want) {
+		snprintf(err, len, "expected %s (try fxt %s --help)",
+			 want == 1 ? "one archive" : "two archives", cmd);
+		return -EINVAL;
+	}
+	return fxt_sel_check(s, err, len);
+}
+
 int fxt_sel_thread(const struct fxt_sel *s, uint64_t pid, uint64_t tid)
 {
 	return in_set(&s->pids, pid) && in_set(&s->tids, tid);

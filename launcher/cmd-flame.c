@@ -88,7 +88,6 @@ int cmd_flame(int argc, char **argv)
 	static char obuf[1 << 16];
 	struct flame fl = { .pr.start_ns = UINT64_MAX };
 	struct fxt_prof_opts po = { 0 };
-	struct fxt_client_result res = { 0 };
 	struct fxt_flame_stats st;
 	struct fxt_flame_opts fo = { .kind = FXT_PK_FUNC, .label = label, .ctx = &fl };
 	const char *out = NULL, *title = NULL, *why, *path;
@@ -121,24 +120,21 @@ int cmd_flame(int argc, char **argv)
 			return CMD_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt flame: expected one archive (try fxt flame --help)\n");
+	path = argv[optind];
+	if (fxt_sel_operands(&fl.pr.sel, "flame", argc - optind, 1, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt flame: %s\n", msg);
 		fxt_sel_free(&fl.pr.sel);
 		return CMD_EXIT_ERROR;
 	}
-	path = argv[optind];
-	if (fxt_sel_check(&fl.pr.sel, msg, sizeof(msg)) < 0 ||
-	    (out && fxt_outpath_check(out, &why) < 0)) {
-		if (out && fxt_outpath_check(out, &why) < 0)
-			snprintf(msg, sizeof(msg), "-o %s: %s", out, why);
-		fprintf(stderr, "fxt flame: %s\n", msg);
+	if (out && fxt_outpath_check(out, &why) < 0) {
+		fprintf(stderr, "fxt flame: -o %s: %s\n", out, why);
 		fxt_sel_free(&fl.pr.sel);
 		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = fl.threads;
 	po.tree = 1;
 	/* the whole archive is read before OUT is made: bad input leaves nothing behind */
-	if (profread_run(&fl.pr, "flame", path, &po, &res, &code))
+	if ((code = profread_load(&fl.pr, "flame", path, &po)))
 		goto out;
 	if (!has_calls(fl.pr.prof, sample)) {
 		struct fxt_sel window = fl.pr.sel;	/* the window alone */
@@ -194,5 +190,8 @@ int cmd_flame(int argc, char **argv)
 	if (fxt_sel_warning(&fl.pr.sel, fl.pr.start_ns, msg, sizeof(msg)))
 		fprintf(stderr, "fxt flame: %s\n", msg);
 out:
-	return profread_close(&fl.pr, "flame", path, &res, code);
+	code = profread_status(&fl.pr, "flame", path, code);
+	profread_free(&fl.pr);
+	fxt_sel_free(&fl.pr.sel);
+	return code;
 }

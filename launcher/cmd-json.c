@@ -82,12 +82,7 @@ int cmd_json(int argc, char **argv)
 			return CMD_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt json: expected one archive (try fxt json --help)\n");
-		fxt_sel_free(&sel);
-		return CMD_EXIT_ERROR;
-	}
-	if (fxt_sel_check(&sel, msg, sizeof(msg)) < 0) {
+	if (fxt_sel_operands(&sel, "json", argc - optind, 1, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "fxt json: %s\n", msg);
 		fxt_sel_free(&sel);
 		return CMD_EXIT_ERROR;

@@ -125,12 +125,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt replay: expected one archive (try fxt replay --help)\n");
-		code = CMD_EXIT_ERROR;
-		goto out;
-	}
-	if (fxt_sel_check(&sel, msg, sizeof(msg)) < 0) {
+	if (fxt_sel_operands(&sel, "replay", argc - optind, 1, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "fxt replay: %s\n", msg);
 		code = CMD_EXIT_ERROR;
 		goto out;
@@ -176,10 +171,14 @@ int cmd_replay(int argc, char **argv)
 	if (fxt_sel_warning(&sel, rd.start, msg, sizeof(msg)))
 		fprintf(stderr, "fxt replay: %s\n", msg);
 	late = fxt_replay_stats(rd.rp)->late;
-	if (late)
+	if (late) {
+		uint64_t waited = fxt_replay_stats(rd.rp)->waited;
 		fprintf(stderr, "fxt replay: %" PRIu64 " call%s printed after lines %s encloses "
-			"(marked ^): more than --hold %zu events waited\n", late,
-			late == 1 ? "" : "s", late == 1 ? "it" : "each", o.hold);
+			"(marked ^): more than --hold %zu events waited; --hold %" PRIu64
+			" prints every line in order (at least %" PRIu64 " MiB)\n", late,
+			late == 1 ? "" : "s", late == 1 ? "it" : "each", o.hold, waited,
+			(waited * fxt_replay_event_bytes() + (1u << 20) - 1) >> 20);
+	}
 done:
 	if (res.status != FXT_CS_OK) {
 		fflush(stdout);

@@ -1,12 +1,13 @@
-/* `fxt report FILE`: where did the time go. Streams the archive twice through the exact
- * profile aggregator (client/profile.c: pass 1 also finds the trace start) and prints per
- * process (or thread) a function table — calls, total, self, average, max — or the call tree,
- * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
- * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
- * program's functions or count in their self time. Filters: processes, threads, time window
- * (client/selection.c: calls inside it), function glob. Exit status (launcher/cmd.h): 0 ok;
- * 1 invalid archive (the figures of what precedes the problem are printed) or filters that
- * match nothing; 2 usage, unreadable file. */
+/* `fxt report FILE`: where did the time go. Streams the archive twice (launcher/profread.c)
+ * through the exact profile aggregator (client/profile.c: pass 1 also finds the trace start)
+ * and prints per process (or thread) a function table — calls, total, self, average, max — or
+ * the call tree, then in sections of their own: sampled stacks (category "sample"), lock waits
+ * ("lock"), thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of
+ * which are the program's functions or count in their self time. Filters: processes, threads,
+ * time window (client/selection.c: calls inside it), function glob. With --diff, two archives
+ * read so, their function rows side by side (client/profdiff.c). Exit status (launcher/cmd.h):
+ * 0 ok; 1 invalid archive (the figures of what precedes the problem are printed) or filters
+ * that match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +35,7 @@ struct report {
 
 static const char usage[] =
 	"usage: fxt report [options] FILE\n"
+	"       fxt report --diff [options] OLD NEW\n"
 	"Per-function time of an FXT archive, per process: calls, total (inclusive, each call\n"
 	"counted, recursion included), self (total minus time in recorded callees), avg, max.\n"
 	"  --sort KEY       self (default), total, calls, avg, max, name, on-cpu or off-cpu\n"
@@ -46,6 +48,10 @@ static const char usage[] =
 	"                   encloses on its thread (main, thread start functions); lock waits,\n"
 	"                   thread spans and tracer stalls are not calls (their callees'\n"
 	"                   caller is the function around them)\n"
+	"  --diff           two runs side by side: per function (summed over processes and\n"
+	"                   threads) calls, total and self of OLD and NEW, change and ratio\n"
+	"                   NEW/OLD; sorted by the largest change of total (--sort self, calls\n"
+	"                   or name); + marks a function only in NEW, - one only in OLD\n"
 	"  --function GLOBS only functions whose name matches a glob (comma-separated;\n"
 	"                   repeatable; in --tree: paths to them)\n"
 	"%s"
@@ -341,6 +347,109 @@ static int parse_sort(const char *s, enum fxt_prof_sort *by)
 	return -1;
 }
 
+/* A change of calls: "0", "+N" or "-N". Returns buf. */
+static char *calls_change(char *buf, size_t len, const uint64_t v[2])
+{
+	if (v[0] == v[1])
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%c%" PRIu64, v[1] > v[0] ? '+' : '-',
+			 v[1] > v[0] ? v[1] - v[0] : v[0] - v[1]);
+	return buf;
+}
+
+/* A change of time: "0", "+1.200 ms" or "-3 ns". Returns buf. */
+static char *time_change(char *buf, size_t len, const uint64_t v[2])
+{
+	char t[32];
+
+	if (v[0] == v[1])
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%c%s", v[1] > v[0] ? '+' : '-',
+			 fxt_time_fmt(t, sizeof(t), v[1] > v[0] ? v[1] - v[0] : v[0] - v[1]));
+	return buf;
+}
+
+/* new / old: "1.00" when equal (0 and 0 too), "-" when old is 0. Returns buf. */
+static char *ratio(char *buf, size_t len, const uint64_t v[2])
+{
+	if (v[0] == v[1])
+		snprintf(buf, len, "1.00");
+	else if (!v[0])
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", (double)v[1] / (double)v[0]);
+	return buf;
+}
+
+/* The function table of two runs side by side (run[0] old, run[1] new), summed over processes
+ * and threads, sorted by the size of the change (fxt_prof_diff_sort()). Returns the exit
+ * status. */
+static int print_diff(struct report run[2], char **paths)
+{
+	struct fxt_prof_diff_row *rows;
+	size_t n, shown = 0;
+	char t[12][32];
+
+	if (fxt_prof_diff(run[0].pr.prof, run[1].pr.prof, FXT_PK_FUNC, &rows, &n) < 0)
+		return profread_no_memory(&run[0].pr, "report");
+	fxt_prof_diff_sort(rows, n, run[0].sort);
+	for (size_t i = 0; i < n; i++) {
+		const struct fxt_prof_diff_row *d = &rows[i];
+		if (!name_ok(&run[0], d->name) || (run[0].limit && shown >= run[0].limit))
+			continue;
+		if (!shown++)
+			printf("== functions: %s -> %s (+ only in the second, - only in the first) ==\n"
+			       "%10s %10s %10s %6s %11s %11s %12s %6s %11s %11s %12s %6s    %s\n",
+			       paths[0], paths[1], "calls", "calls", "change", "ratio", "total",
+			       "total", "change", "ratio", "self", "self", "change", "ratio",
+			       "function");
+		printf("%10" PRIu64 " %10" PRIu64 " %10s %6s %11s %11s %12s %6s %11s %11s %12s %6s  "
+		       "%c %.*s\n", d->calls[0], d->calls[1],
+		       calls_change(t[0], sizeof(t[0]), d->calls), ratio(t[1], sizeof(t[1]), d->calls),
+		       fxt_time_fmt(t[2], sizeof(t[2]), d->total[0]),
+		       fxt_time_fmt(t[3], sizeof(t[3]), d->total[1]),
+		       time_change(t[4], sizeof(t[4]), d->total), ratio(t[5], sizeof(t[5]), d->total),
+		       fxt_time_fmt(t[6], sizeof(t[6]), d->self[0]),
+		       fxt_time_fmt(t[7], sizeof(t[7]), d->self[1]),
+		       time_change(t[8], sizeof(t[8]), d->self), ratio(t[9], sizeof(t[9]), d->self),
+		       !d->in[0] ? '+' : !d->in[1] ? '-' : ' ', (int)d->name.len, d->name.s);
+	}
+	free(rows);
+	if (shown)
+		return 0;
+	if (run[0].glob) {
+		fprintf(stderr, "fxt report: %s, %s: no calls match --function %s\n", paths[0],
+			paths[1], run[0].glob);
+		return CMD_EXIT_INVALID;
+	}
+	printf("%s, %s: no function calls recorded\n", paths[0], paths[1]);
+	return 0;
+}
+
+/* `--diff OLD NEW`: each read as report reads one (selections apply to both, relative times
+ * from each one's start), then side by side. An archive that cannot be read whole is not
+ * compared: one line, its exit status. Returns the exit status. */
+static int report_diff(const struct report *rp, const struct fxt_prof_opts *po, char **paths)
+{
+	struct report run[2] = { *rp, *rp };	/* the options; the selection's sets shared */
+	int code = 0;
+	char msg[320];
+
+	for (int i = 0; i < 2 && !code; i++) {
+		code = profread_status(&run[i].pr, "report", paths[i],
+				       profread_load(&run[i].pr, "report", paths[i], po));
+		if (!code && fxt_sel_warning(&run[i].pr.sel, run[i].pr.start_ns, msg, sizeof(msg)))
+			fprintf(stderr, "fxt report: %s: %s\n", paths[i], msg);
+	}
+	if (!code)
+		code = print_diff(run, paths);
+	for (int i = 0; i < 2; i++)
+		profread_free(&run[i].pr);
+	return code;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -350,15 +459,14 @@ int cmd_report(int argc, char **argv)
 		{ "function", required_argument, 0, 'f' },
 		{ "from", required_argument, 0, FXT_SEL_FROM },
 		{ "to", required_argument, 0, FXT_SEL_TO }, { "help", no_argument, 0, 'h' },
-		{ "edges", no_argument, 0, 'g' },
+		{ "edges", no_argument, 0, 'g' },      { "diff", no_argument, 0, 'd' },
 		{ 0, 0, 0, 0 },
 	};
 	struct report rp = { .pr.start_ns = UINT64_MAX, .sort = FXT_SORT_SELF };
 	struct fxt_prof_opts po = { 0 };
 	static char globs[4096];	/* --function's lists, joined by commas */
-	struct fxt_client_result res = { 0 };
 	uint64_t lim;
-	int c, code = 0;
+	int c, code = 0, diff = 0, sort_set = 0;
 	char msg[320], what[256];
 
 	optind = 1;
@@ -370,6 +478,7 @@ int cmd_report(int argc, char **argv)
 					"avg, max, name, on-cpu or off-cpu\n", optarg);
 				return CMD_EXIT_ERROR;
 			}
+			sort_set = 1;
 			break;
 		case 'l':
 			if (parse_u64(optarg, &lim) < 0 || !lim) {
@@ -382,6 +491,7 @@ int cmd_report(int argc, char **argv)
 		case 'T': rp.threads = 1; break;
 		case 't': rp.tree = 1; break;
 		case 'g': rp.edges = 1; break;
+		case 'd': diff = 1; break;
 		case FXT_SEL_PID: case FXT_SEL_TID: case FXT_SEL_SINCE: case FXT_SEL_UNTIL:
 		case FXT_SEL_FROM: case FXT_SEL_TO:
 			if (fxt_sel_option(&rp.pr.sel, c, optarg, msg, sizeof(msg)) < 0) {
@@ -410,19 +520,31 @@ int cmd_report(int argc, char **argv)
 			return CMD_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt report: expected one archive (try fxt report --help)\n");
+	if (fxt_sel_operands(&rp.pr.sel, "report", argc - optind, diff ? 2 : 1, msg,
+			     sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt report: %s\n", msg);
 		fxt_sel_free(&rp.pr.sel);
 		return CMD_EXIT_ERROR;
 	}
-	if (fxt_sel_check(&rp.pr.sel, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt report: %s\n", msg);
+	if (diff && (rp.threads || rp.tree || rp.edges ||
+		     (rp.sort != FXT_SORT_TOTAL && rp.sort != FXT_SORT_SELF &&
+		      rp.sort != FXT_SORT_CALLS && rp.sort != FXT_SORT_NAME))) {
+		fprintf(stderr, "fxt report: --diff compares functions over all processes and "
+			"threads: no --threads, --tree or --edges; --sort total, self, calls or "
+			"name\n");
 		fxt_sel_free(&rp.pr.sel);
 		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = rp.threads;
 	po.tree = rp.tree || rp.edges;
-	if (profread_run(&rp.pr, "report", argv[optind], &po, &res, &code))
+	if (diff) {
+		if (!sort_set)
+			rp.sort = FXT_SORT_TOTAL;	/* uftrace report --diff's default key */
+		code = report_diff(&rp, &po, argv + optind);
+		fxt_sel_free(&rp.pr.sel);
+		return code;
+	}
+	if ((code = profread_load(&rp.pr, "report", argv[optind], &po)))
 		goto out;
 	if (rp.edges) {
 		if (print_edges(&rp) < 0)
@@ -461,10 +583,11 @@ done:
 	if (fxt_sel_warning(&rp.pr.sel, rp.pr.start_ns, msg, sizeof(msg)))
 		fprintf(stderr, "fxt report: %s\n", msg);
 out:
-	return profread_close(&rp.pr, "report", argv[optind], &res, code);
+	code = profread_status(&rp.pr, "report", argv[optind], code);
+	profread_free(&rp.pr);
+	fxt_sel_free(&rp.pr.sel);
+	return code;
 nomem:
-	fprintf(stderr, "fxt report: out of memory\n");
-	code = CMD_EXIT_ERROR;
-	res.status = FXT_CS_OK;
+	code = profread_no_memory(&rp.pr, "report");
 	goto out;
 }

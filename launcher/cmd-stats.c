@@ -250,12 +250,7 @@ int cmd_stats(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt stats: expected one archive (try fxt stats --help)\n");
-		code = CMD_EXIT_ERROR;
-		goto out;
-	}
-	if (fxt_sel_check(&st.sel, msg, sizeof(msg)) < 0) {
+	if (fxt_sel_operands(&st.sel, "stats", argc - optind, 1, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "fxt stats: %s\n", msg);
 		code = CMD_EXIT_ERROR;
 		goto out;

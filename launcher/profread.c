@@ -1,8 +1,8 @@
-/* The reading half of `fxt report` and `fxt flame` (profread.h): the archive's records sorted
- * into the profile aggregator's kinds by category (lock, sample, fxtauto, pthread; the rest are
- * the program's functions), lock waits labelled by their object, context switches collected
- * for on-CPU time in pass 1, and the passes run: pass 1 (also the trace start and the notes of
- * loss), pass 1 again while the aggregator asks, pass 2 (the figures). */
+/* The reading of an archive for report, report --diff and flame (profread.h): the archive's
+ * records sorted into the profile aggregator's kinds by category (lock, sample, fxtauto,
+ * pthread; the rest are the program's functions), lock waits labelled by their object, context
+ * switches collected for on-CPU time in pass 1, and the passes run: pass 1 (also the trace start
+ * and the notes of loss), pass 1 again while the aggregator asks, pass 2 (the figures). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -208,89 +208,94 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 }
 
-int profread_run(struct profread *pr, const char *cmd, const char *path,
-		 const struct fxt_prof_opts *po, struct fxt_client_result *res, int *code)
+int profread_no_memory(struct profread *pr, const char *cmd)
 {
+	fprintf(stderr, "fxt %s: out of memory\n", cmd);
+	pr->res.status = FXT_CS_OK;
+	return CMD_EXIT_ERROR;
+}
+
+/* Whether the read stopped (could not open, or a callback failed): nothing more to read. */
+static int stopped(const struct fxt_client_result *res)
+{
+	return res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK;
+}
+
+int profread_load(struct profread *pr, const char *cmd, const char *path,
+		  const struct fxt_prof_opts *po)
+{
+	struct fxt_client_result *res = &pr->res;
 	char msg[320], what[256];
 	int c;
 
-	*code = 0;
 	if (ctab_init(&pr->names, sizeof(struct named)) ||
 	    ctab_init(&pr->uobjs, sizeof(struct named)) ||
 	    ctab_init(&pr->labels, sizeof(struct named)) || fxt_prof_new(&pr->prof, po) < 0)
-		goto nomem;
+		return profread_no_memory(pr, cmd);
 	/* pass 1: the trace start and the spans that enclose other runs' spans */
 	fxt_client_read(cmd_input(path), on_record, pr, res);
-	if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
-		return 1;
+	if (stopped(res))
+		return cmd_exit_client(res);
 	if (fxt_sel_resolve(&pr->sel, pr->start_ns, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "fxt %s: %s\n", cmd, msg);
-		*code = CMD_EXIT_ERROR;
 		res->status = FXT_CS_OK;
-		return 1;
+		return CMD_EXIT_ERROR;
 	}
 	if (pr->oncpu) {
 		if (fxt_oncpu_finish(pr->oncpu) < 0)
-			goto nomem;
+			return profread_no_memory(pr, cmd);
 		fxt_prof_set_oncpu(pr->prof, pr->oncpu);
 	}
 	pr->pass2 = 1;	/* context switches and names are read once */
 	while ((c = fxt_prof_rescan(pr->prof, pr->sel.from_ns, pr->sel.to_ns)) == 1) {
 		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
 		fxt_client_reread(on_record, pr, res);
-		if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
-			return 1;
+		if (stopped(res))
+			return cmd_exit_client(res);
 	}
 	if (c < 0)
-		goto nomem;
+		return profread_no_memory(pr, cmd);
 	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
 	ctab_free(&pr->names);
 	ctab_free(&pr->uobjs);
 	if (ctab_init(&pr->names, sizeof(struct named)) ||
 	    ctab_init(&pr->uobjs, sizeof(struct named)))
-		goto nomem;
+		return profread_no_memory(pr, cmd);
 	if (fxt_sel_threads(&pr->sel) && !pr->matched) {
 		struct fxt_sel threads = pr->sel;	/* the threads alone */
 		threads.since.set = threads.until.set = 0;
 		fprintf(stderr, "fxt %s: %s: no events%s\n", cmd, path,
 			fxt_sel_describe(&threads, what, sizeof(what)));
-		*code = CMD_EXIT_INVALID;
-		return 1;
+		return CMD_EXIT_INVALID;
 	}
 	pr->matched = 0;
 	/* pass 2: the figures */
 	fxt_client_reread(on_record, pr, res);
-	if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
-		return 1;
+	if (stopped(res))
+		return cmd_exit_client(res);
 	if (fxt_prof_finish(pr->prof) < 0)
-		goto nomem;
+		return profread_no_memory(pr, cmd);
 	return 0;
-nomem:
-	fprintf(stderr, "fxt %s: out of memory\n", cmd);
-	*code = CMD_EXIT_ERROR;
-	res->status = FXT_CS_OK;
-	return 1;
 }
 
-int profread_close(struct profread *pr, const char *cmd, const char *path,
-		   struct fxt_client_result *res, int code)
+int profread_status(const struct profread *pr, const char *cmd, const char *path, int code)
 {
 	char msg[320];
 
-	if (res->status != FXT_CS_OK) {
-		fprintf(stderr, "fxt %s: %s\n", cmd,
-			fxt_client_message(res, path, msg, sizeof(msg)));
-		if (cmd_exit_client(res) > code)
-			code = cmd_exit_client(res);
-	}
-	fxt_client_close(res);
+	if (pr->res.status == FXT_CS_OK)
+		return code;
+	fprintf(stderr, "fxt %s: %s\n", cmd, fxt_client_message(&pr->res, path, msg, sizeof(msg)));
+	return cmd_exit_client(&pr->res) > code ? cmd_exit_client(&pr->res) : code;
+}
+
+void profread_free(struct profread *pr)
+{
+	fxt_client_close(&pr->res);
 	fxt_prof_free(pr->prof);
 	fxt_oncpu_free(pr->oncpu);
-	fxt_sel_free(&pr->sel);
 	ctab_free(&pr->names);
 	ctab_free(&pr->uobjs);
 	for (uint32_t i = 0; i < pr->labels.n; i++)
 		free((char *)((struct named *)ctab_at(&pr->labels, i))->key.s.s);
 	ctab_free(&pr->labels);
-	return code;
 }

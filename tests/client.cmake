@@ -63,6 +63,11 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 			FXTAUTO=$<TARGET_FILE:fxtauto> C_DEMO=$<TARGET_FILE:c-demo>
 			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-flame.bats)
 		set_tests_properties(fxt-flame-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
+		# fxt report --diff: r-count traced with 200 and 400 calls (record.cmake builds it)
+		add_test(NAME fxt-diff-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+			FXTAUTO=$<TARGET_FILE:fxtauto> R_COUNT=$<TARGET_FILE:rprog-r-count>
+			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-diff.bats)
+		set_tests_properties(fxt-diff-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
 	endif()
 	add_test(NAME client-speedscope COMMAND ${CMAKE_COMMAND} -E env ${client_env}
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/speedscope.sh

@@ -216,3 +216,30 @@ assert {e["pid"] for e in ev} == {2000}, ev' <<<"$output"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"truncated"* ]]
 }
+
+# gen-client-archive --migrate: a thread off CPU [1300, 1400) and [1700, 1800) ns around its call
+# g [1500, 1600), its switches written CPU by CPU out of time order (per-CPU buffers drained in
+# turn). Pairing them in the order read gave one stretch [1300, 1800) over g: Perfetto's
+# slice_spill_overlapping_complete_event.
+@test "off-CPU slices pair each switch out with the next switch in by time, not as read" {
+	"$GEN" --migrate m.fxt
+	"$FXT" json -o m.json m.fxt
+	run python3 -c 'import json, sys
+for e in json.load(open("m.json"))["traceEvents"]:
+    if e["name"].startswith("off-cpu"):
+        print(e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000), e["pid"], e["tid"])'
+	echo "$output"
+	[ "${lines[0]}" = "off-cpu (preempted) 1300 100 5000 5001" ]
+	[ "${lines[1]}" = "off-cpu (blocked) 1700 100 5000 5001" ]
+	[ "${#lines[@]}" -eq 2 ]
+	run python3 "$CLIENT_TESTS/json-nest.py" m.json	# 5 on the thread, 3 on the CPUs
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *": 8 slices, 0 partly overlapping" ]]
+	# a window cutting both: the cut stretches still nest in main
+	"$FXT" json --since +350ns --until +850ns -o w.json m.fxt
+	run python3 "$CLIENT_TESTS/json-nest.py" w.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *": 6 slices, 0 partly overlapping" ]]
+}

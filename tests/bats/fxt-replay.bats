@@ -216,6 +216,15 @@ print("%d %d.%09d %d.%09d" % (e["tid"], s // 10**9, s % 10**9, (s + d) // 10**9,
 	diff <(key <all) <(key <<<"$output")
 }
 
+@test "--hold N: the hold the note names prints every line in order, as the default did" {
+	run --separate-stderr "$FXT" replay --hold 1000 c.fxt
+	hold=$(sed -nE 's/.*; --hold ([0-9]+) prints every line in order \(at least [0-9]+ MiB\)$/\1/p' <<<"$stderr")
+	[ -n "$hold" ]
+	run --separate-stderr "$FXT" replay --hold "$hold" c.fxt
+	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$output" = "$("$FXT" replay --hold 100000000 c.fxt)" ]
+}
+
 @test "on-CPU time when context switches were recorded" {
 	[ "$("$FXT" stats sched.fxt | awk '$1 == "scheduling" { print $2 }')" -gt 0 ] ||
 		skip "no context switches recorded here (perf_event_open refused)"

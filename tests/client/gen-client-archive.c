@@ -9,8 +9,9 @@
  * every report section, in chunks of 1000 events each opening with a thread record, written
  * in shuffled order (see fanout()). `--late OUT`: calls written out of the order of their ends
  * (see late()). `--deep N OUT`: N calls nested in each other and in the innermost one a
- * call whose name needs escaping (see deep()). Encodes with writer/records.h (one helper per
- * shape). */
+ * call whose name needs escaping (see deep()). `--migrate OUT`: a thread's context switches
+ * on two CPUs, written CPU by CPU out of time order (see migrate()). Encodes with
+ * writer/records.h (one helper per shape). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,49 @@ static int deep(uint64_t n, const char *out)
 	return 0;
 }
 
+/* A context switch on cpu at ts: thread out leaves in state (1 preempted, 3 blocked), in takes
+ * the CPU (0: none). */
+static void cswitch(unsigned cpu, uint64_t ts, uint64_t out, unsigned state, uint64_t in)
+{
+	struct fxt_cswitch s = { .cpu = cpu, .out_state = state, .ts = ts, .out_tid = out,
+				 .in_tid = in };
+	put(fxt_cswitch_write(buf + nw, &s));
+}
+
+/* Process 5000, thread 5001: main{f g} at 1000..2000 ns, off CPU [1300, 1400) (preempted, on
+ * CPU 1 both times) and [1700, 1800) (blocked on CPU 1, back on CPU 0), the switches written
+ * as a tracer drains per-CPU buffers: CPU 1 up to 1300, then CPU 0, then CPU 1's rest. Taking
+ * switches in the order read pairs the switch out at 1300 with the switch in at 1800 (an
+ * off-CPU stretch over g, which ran then). */
+static int migrate(const char *out)
+{
+	static const char *const strs[] = { NULL, "fn", "main", "f", "g" };
+	enum { M_FN = 1, M_MAIN, M_F, M_G };
+	FILE *f;
+
+	put(fxt_magic_write(buf + nw));
+	provider(1, "gen-migrate", 1000000000);
+	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]); i++)
+		string_rec((uint16_t)i, strs[i]);
+	kobj(FXT_OBJ_TYPE_PROCESS, 5000, "migrate", NULL, 0);
+	kobj(FXT_OBJ_TYPE_THREAD, 5001, "mover", ARGS(fxt_arg_koid(N("process"), 5000)), 1);
+	thread_rec(1, 5000, 5001);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, M_FN, M_F, NULL, 1100, NULL, 0, 1200);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, M_FN, M_G, NULL, 1500, NULL, 0, 1600);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, M_FN, M_MAIN, NULL, 1000, NULL, 0, 2000);
+	cswitch(1, 900, 0, 0, 5001);
+	cswitch(1, 1300, 5001, 1, 0);
+	cswitch(0, 1800, 0, 0, 5001);
+	cswitch(0, 2100, 5001, 3, 0);
+	cswitch(1, 1400, 0, 0, 5001);
+	cswitch(1, 1700, 5001, 3, 0);
+	if (!(f = fopen(out, "wb")) || fwrite(buf, 8, nw, f) != nw || fclose(f)) {
+		fprintf(stderr, "gen-client-archive: cannot write %s\n", out);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const strs[] = { NULL, "fn", "main", "a", "b", "c", "lock",
@@ -266,10 +310,13 @@ int main(int argc, char **argv)
 		return late(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "--deep"))
 		return deep(strtoull(argv[2], NULL, 10), argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--migrate"))
+		return migrate(argv[2]);
 	if (dups)
 		argv++;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N | --late | --deep N] OUT\n");
+		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N | --late | --deep N | "
+			"--migrate] OUT\n");
 		return 2;
 	}
 	put(fxt_magic_write(buf + nw));

@@ -57,6 +57,7 @@ def fxt_counts(fxt, archive):
             f = line.split(None, 3)
             threads[(int(f[0]), int(f[1]))] = f[3] if len(f) > 3 else ""
     counters = sched = 0
+    named = {}	# thread -> its last name in the archive (a rename writes the record again)
     for line in run([fxt, "dump", archive]).splitlines():
         kind = line.split(" ", 2)[1] if " " in line else ""
         if kind == "counter":
@@ -64,11 +65,13 @@ def fxt_counts(fxt, archive):
         elif kind == "context_switch" and " in=0/0 " not in line:
             sched += 1
         elif kind == "kernel_object" and " obj_type=2 " in line:
-            # a thread named but without events (it began as the trace ended): Perfetto
-            # lists it too
+            # a thread named but without events (it began as the trace ended, or a circular
+            # buffer overwrote them): Perfetto lists it too, under the name it was given last
             m = re.search(r' koid=(\d+) name="((?:[^"\\]|\\.)*)".*"process":koid=(\d+)', line)
             if m:
-                threads.setdefault((int(m.group(3)), int(m.group(1))), m.group(2))
+                named[(int(m.group(3)), int(m.group(1)))] = m.group(2)
+    for key, name in named.items():
+        threads.setdefault(key, name)
     return {
         "slice": sum(events.get(k, 0) for k in SLICE_EVENTS),
         "flow": events.get("flow step", 0) + events.get("flow end", 0),

@@ -40,12 +40,7 @@ def main():
                     " severity in ('error', 'data_loss'));\n")
         last = run([tp, "-q", sql, out]).strip().splitlines()[-1].split(",", 1)
         got, errors = int(last[0]), last[1].strip('"')
-    # Known, open (issue 25): since fxt json writes CLOCK_MONOTONIC times, Perfetto's JSON
-    # importer counts some of a window's complete events as overlapping (the stat below) while
-    # keeping every slice (the counts stay equal); said, not failed, until its cause is fixed.
-    known = {"slice_spill_overlapping_complete_event"}
-    bad = [e for e in errors.split(",") if e and e != "[NULL]" and e not in known]
-    ok = got == want and not bad
+    ok = got == want and errors in ("", "[NULL]")
     print(f"{archive}: json window [{since}, {until}]: {got} slices of {want}, "
           f"import errors: {errors if errors not in ('', '[NULL]') else 'none'}")
     sys.exit(0 if ok else 1)

@@ -81,7 +81,7 @@ mkfifo in out
 FXT_REGISTER=1 LD_PRELOAD=$lib "$tests/g-reg" <in >out 2>g-reg.err &
 greg=$!
 exec {w}>in {r}<out
-for _ in $(seq 200); do	# registered: listed idle (10 s at most)
+for _ in $(seq 1200); do	# registered: listed idle (60 s at most: a busy machine)
 	"$fxt" list | awk -v p="$greg" '$1 == p && $3 == "idle" { found = 1 } END { exit !found }' &&
 		break
 	sleep 0.05

@@ -1,10 +1,12 @@
 /* Threads that spin, sleep, half spin and half sleep, block on a mutex and block on a pipe read,
  * each in one function (built with -finstrument-functions). Each thread prints its function's
  * wall and CPU time (CLOCK_THREAD_CPUTIME_ID) and, at its end, its context switch counts from
- * /proc/thread-self/status: "fn NAME TID WALL_NS CPU_NS" and "sw TID VOLUNTARY NONVOLUNTARY". */
+ * /proc/thread-self/status: "fn NAME TID WALL_NS CPU_NS UNSEEN_NS" and "sw TID VOLUNTARY
+ * NONVOLUNTARY" (UNSEEN_NS: see spin_cpu). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +24,35 @@ __attribute__((no_instrument_function)) static long long ns(clockid_t c)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static __thread long long unseen_ns;	/* see spin_cpu */
+
+__attribute__((no_instrument_function)) static long switches(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/* Spins until the thread's CPU clock has advanced cpu_ns. Wall time that passes between two
+ * turns of the loop without the thread's CPU clock advancing and without a context switch
+ * (the CPU busy elsewhere than this thread with no switch to say so: the host preempting this
+ * virtual CPU, interrupts) is summed in unseen_ns: the scheduler, and so the trace, counts it
+ * as on CPU, the CPU clock does not. */
 __attribute__((no_instrument_function)) static void spin_cpu(long long cpu_ns)
 {
-	long long end = ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
-	while (ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
+	long long cpu = ns(CLOCK_THREAD_CPUTIME_ID), end = cpu + cpu_ns;
+	long long wall = ns(CLOCK_MONOTONIC);
+	long sw = switches();
+
+	while (cpu < end) {
+		long long cpu1 = ns(CLOCK_THREAD_CPUTIME_ID), wall1 = ns(CLOCK_MONOTONIC);
+		long sw1 = switches();
+		if (sw1 == sw && wall1 - wall > cpu1 - cpu + 20000)
+			unseen_ns += wall1 - wall - (cpu1 - cpu);
+		cpu = cpu1;
+		wall = wall1;
+		sw = sw1;
+	}
 }
 
 __attribute__((no_instrument_function)) static void nap(long us)
@@ -49,6 +75,7 @@ struct job {
 static void *run(void *arg)
 {
 	const struct job *j = arg;
+	unseen_ns = 0;
 	long long w0 = ns(CLOCK_MONOTONIC), c0 = ns(CLOCK_THREAD_CPUTIME_ID);
 	j->fn();
 	long long c1 = ns(CLOCK_THREAD_CPUTIME_ID), w1 = ns(CLOCK_MONOTONIC);
@@ -62,8 +89,8 @@ static void *run(void *arg)
 	if (f)
 		fclose(f);
 	pthread_mutex_lock(&out);
-	printf("fn %s %d %lld %lld\nsw %d %ld %ld\n", j->name, gettid(), w1 - w0, c1 - c0, gettid(),
-	       vol, nonvol);
+	printf("fn %s %d %lld %lld %lld\nsw %d %ld %ld\n", j->name, gettid(), w1 - w0, c1 - c0,
+	       unseen_ns, gettid(), vol, nonvol);
 	fflush(stdout);
 	pthread_mutex_unlock(&out);
 	return NULL;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Claims of a c-sched run under FXT_SCHED=1 (tests/sched/run.sh): for each function, the on-CPU
 # fraction `fxt report` computes from the context switch records is within TOL points of the
-# thread's own CPU-time/wall-time; each thread's switch-outs in the trace match its
+# thread's own CPU-time/wall-time (plus the time c-sched saw pass with neither its CPU clock
+# advancing nor a context switch: the scheduler counts it on CPU); each thread's switch-outs in the trace match its
 # voluntary + nonvoluntary context switches from /proc/<tid>/status (the trace may hold a few
 # more: the thread's exit, after it read its counts); blocked/preempted split likewise. Self
 # time is on-CPU time: a function with no recorded callees has self = on-cpu, and the rows
@@ -52,15 +53,16 @@ for line in dump.splitlines():
 for line in prog.splitlines():
     f = line.split()
     if f[0] == "fn":
-        name, wall, cpu = f[1], int(f[3]), int(f[4])
-        frac = 100.0 * cpu / wall
+        name, wall, cpu, unseen = f[1], int(f[3]), int(f[4]), int(f[5])
+        frac = 100.0 * (cpu + unseen) / wall
         if name not in rows:
             claim(False, f"{name}: in the report")
             continue
         total, on = rows[name][:2]
         tf = 100.0 * on / total
         claim(abs(tf - frac) <= tol,
-              f"{name}: on-CPU {tf:.1f}% from the trace, {frac:.1f}% from the thread's CPU clock (tolerance {tol} points)")
+              f"{name}: on-CPU {tf:.1f}% from the trace, {frac:.1f}% from the thread's CPU clock "
+              f"(with {unseen / 1e6:.1f} ms on CPU unseen by it; tolerance {tol} points)")
     elif f[0] == "sw":
         tid, vol, inv = int(f[1]), int(f[2]), int(f[3])
         tv, ti = sw.get(tid, (0, 0))
