@@ -1,10 +1,11 @@
 /* The trace client's library (fxt_client), used by `fxt report`, `fxt replay`, `fxt json`,
- * `fxt stats`: a keyed table, time parsing/formatting, the selection of threads and a time window
- * they share, an exact two-pass profile aggregator (per-function and call-tree figures from the
- * spans of each thread, in runs that may come in any order), a streaming replay and a streaming
- * Catapult JSON converter. Memory grows with distinct keys (functions, paths, threads, objects),
- * stack depth and runs (and, for replay, its bounded wait), never with the number of calls or
- * callees. Nothing here prints diagnostics or exits; one object per thread. */
+ * `fxt stats` and `fxt flame`: a keyed table, time parsing/formatting, the selection of
+ * threads and a time window they share, an exact two-pass profile aggregator (per-function and
+ * call-tree figures from the spans of each thread, in runs that may come in any order), a
+ * streaming replay, a streaming Catapult JSON converter and flame graph writers. Memory grows
+ * with distinct keys (functions, paths, threads, objects), stack depth and runs (and, for
+ * replay, its bounded wait), never with the number of calls or callees. Nothing here prints
+ * diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
 #define FXT_CLIENT_H
@@ -220,6 +221,11 @@ uint64_t fxt_prof_cross(const struct fxt_prof *p);
 /* Tree roots (kind FUNC or SAMPLE) and node access. */
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);
+/* Tree nodes made (indexes 1 to this). */
+uint32_t fxt_prof_nodes(const struct fxt_prof *p);
+/* What shows before a node's name when it is not one of the program's functions:
+ * "[lock wait] ", "[tracer stall] ", "[thread] ", else "". */
+const char *fxt_prof_mark(unsigned kind);
 
 enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG,
 		     FXT_SORT_MAX, FXT_SORT_NAME, FXT_SORT_ONCPU, FXT_SORT_OFFCPU };
@@ -370,6 +376,31 @@ int fxt_replay_record(struct fxt_replay *p, const struct fxt_reader *r,
 int fxt_replay_finish(struct fxt_replay *p);
 const struct fxt_replay_stats *fxt_replay_stats(const struct fxt_replay *p);
 void fxt_replay_free(struct fxt_replay *p);
+
+/* ---- flame graphs (flame.c): a finished profile's call tree (made with tree = 1) ----
+ * Frames from the bottom: the process ("LABEL"), its thread with per_thread, then the call
+ * path; a frame's width is its path's inclusive time, the sum of the self times (fxt_prof_node
+ * self: on CPU with fxt_prof_set_oncpu()) of the path and every path below it. */
+#define FXT_FLAME_MAX_DEPTH 2048	/* deeper frames' time stays in their ancestor there */
+struct fxt_flame_opts {
+	enum fxt_prof_kind kind;	/* FXT_PK_FUNC (calls) or FXT_PK_SAMPLE (sampled stacks) */
+	int threads;		/* the profile is per thread: a thread frame under each process */
+	/* Writes the name of process pid (tid 0) or of its thread tid into buf. */
+	void (*label)(void *ctx, uint64_t pid, uint64_t tid, char *buf, size_t len);
+	void *ctx;
+	const char *title, *subtitle;	/* SVG: the headings */
+};
+struct fxt_flame_stats {
+	uint64_t cut;		/* paths cut at FXT_FLAME_MAX_DEPTH frames */
+};
+/* Folded stacks: "FRAME;FRAME;... NS" per call path with own time (';' in a name written as
+ * ':', control characters as spaces), paths in name order. Returns 0, -ENOMEM or -EIO. */
+int fxt_flame_folded(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
+		     struct fxt_flame_stats *st);
+/* A self-contained interactive SVG (inline script: click to zoom, search, hover details;
+ * frames narrower than 0.1 px left out). Returns 0, -ENOMEM or -EIO. */
+int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
+		  struct fxt_flame_stats *st);
 
 /* ---- Catapult JSON (json.c) ---- */
 struct fxt_json;

@@ -778,6 +778,21 @@ const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx
 	return idx1 ? &p->nodes[idx1 - 1] : NULL;
 }
 
+uint32_t fxt_prof_nodes(const struct fxt_prof *p)
+{
+	return p->nnodes;
+}
+
+const char *fxt_prof_mark(unsigned kind)
+{
+	switch (kind) {
+	case FXT_PK_LOCK: return "[lock wait] ";
+	case FXT_PK_STALL: return "[tracer stall] ";
+	case FXT_PK_THREAD: return "[thread] ";
+	default: return "";
+	}
+}
+
 static int row_cmp(const void *x, const void *y, void *arg)
 {
 	const struct fxt_prof_row *a = x, *b = y;

@@ -43,29 +43,6 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	return fxt_json_record(cv->j, r, rec);
 }
 
-/* The temporary that becomes out once complete (common/outpath.h: a device, FIFO or directory
- * is never written over, a name someone planted never opened). NULL after saying why. */
-static FILE *open_out(const char *out, char *tmp, size_t size)
-{
-	const char *why;
-	int fd = fxt_outpath_check(out, &why);
-	FILE *f;
-
-	if (fd < 0) {
-		fprintf(stderr, "fxt json: -o %s: %s\n", out, why);
-		return NULL;
-	}
-	if ((fd = fxt_outpath_open(out, tmp, size)) < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "fxt json: -o %s: %s\n", out, strerror(fd < 0 ? -fd : errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return NULL;
-	}
-	return f;
-}
-
 int cmd_json(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -130,7 +107,7 @@ int cmd_json(int argc, char **argv)
 	}
 	const char *why;
 	char tmp[PATH_MAX + 32];
-	if (out && !(f = open_out(out, tmp, sizeof(tmp)))) {
+	if (out && !(f = cmd_open_out("json", out, tmp, sizeof(tmp)))) {
 		fxt_client_close(&res);
 		fxt_sel_free(&sel);
 		return CMD_EXIT_ERROR;

@@ -1,13 +1,13 @@
-/* `fxt report FILE`: where did the time go. Streams the archive twice through the exact
- * profile aggregator (client/profile.c: pass 1 also finds the trace start) and prints per
- * process (or thread) a function table — calls, total, self, average, max — or the call tree,
- * then in sections of their own: sampled stacks (category "sample"), lock waits ("lock"),
- * thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of which are the
- * program's functions or count in their self time. Filters: processes, threads, time window
- * (client/selection.c: calls inside it), function glob. With --diff, two archives read so, their
- * function rows side by side (client/profdiff.c). Exit status (launcher/cmd.h): 0 ok;
- * 1 invalid archive (the figures of what precedes the problem are printed) or filters that
- * match nothing; 2 usage, unreadable file. */
+/* `fxt report FILE`: where did the time go. Streams the archive twice (launcher/profread.c)
+ * through the exact profile aggregator (client/profile.c: pass 1 also finds the trace start)
+ * and prints per process (or thread) a function table — calls, total, self, average, max — or
+ * the call tree, then in sections of their own: sampled stacks (category "sample"), lock waits
+ * ("lock"), thread creation spans ("pthread") and the tracer's stalls ("fxtauto"), none of
+ * which are the program's functions or count in their self time. Filters: processes, threads,
+ * time window (client/selection.c: calls inside it), function glob. With --diff, two archives
+ * read so, their function rows side by side (client/profdiff.c). Exit status (launcher/cmd.h):
+ * 0 ok; 1 invalid archive (the figures of what precedes the problem are printed) or filters
+ * that match nothing; 2 usage, unreadable file. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,34 +20,17 @@
 
 #include "client/client.h"
 #include "launcher/cmd.h"
+#include "launcher/profread.h"
 #include "writer/fields.h"
 
 #define TREE_MAX_DEPTH 256
 
 struct report {
-	struct fxt_prof *prof;
-	struct ctab names;	/* a = kernel object type, b = koid -> struct named */
-	struct ctab uobjs;	/* a = process koid, b = pointer -> struct named */
-	struct ctab labels;	/* join wait labels made here: key.s owned (malloc) */
-	struct fxt_sel sel;	/* --pid, --tid, --since/--until (--from/--to) */
-	uint64_t start_ns;	/* first pass: the trace start (earliest event time) */
-	uint64_t matched;	/* events that passed --pid/--tid */
-	uint64_t dropped;	/* records the archive says were dropped */
-	uint64_t overwritten, wrapped;	/* about how many records circular buffers overwrote,
-					 * and how many buffers wrapped */
-	uint64_t kept_ns;	/* the shortest span such a buffer kept */
-	uint64_t untraced;	/* processes the archive says ran untraced */
+	struct profread pr;	/* the archive read, its selection and figures */
 	const char *glob;
 	size_t limit, printed;	/* printed: rows and tree lines shown */
 	enum fxt_prof_sort sort;
 	int tree, threads, edges;
-	struct fxt_oncpu *oncpu;	/* context switches (pass 1), or NULL */
-	int pass2;
-};
-
-struct named {
-	struct ckey key;
-	struct fxt_sv name;
 };
 
 static const char usage[] =
@@ -83,193 +66,6 @@ static const char usage[] =
 	"time its waiters were blocked off CPU.\n"
 	CMD_EXIT_USAGE;
 
-static struct fxt_sv name_of(struct report *rp, unsigned type, uint64_t koid)
-{
-	struct ckey k = { type, koid, { "", 0 } };
-	int64_t i = ctab_get(&rp->names, &k, 0);
-	return i < 0 ? k.s : ((struct named *)ctab_at(&rp->names, (uint32_t)i))->name;
-}
-
-static int remember(struct ctab *t, uint64_t a, uint64_t b, struct fxt_sv name)
-{
-	struct ckey k = { a, b, { "", 0 } };
-	int64_t i = ctab_get(t, &k, 1);
-	if (i < 0)
-		return -ENOMEM;
-	((struct named *)ctab_at(t, (uint32_t)i))->name = name;
-	return 0;
-}
-
-static int is_cat(struct fxt_sv c, const char *s)
-{
-	return c.len == strlen(s) && !memcmp(c.s, s, c.len);
-}
-
-/* label kept in rp->labels (made once per distinct text). Returns 0 or -ENOMEM. */
-static int label_intern(struct report *rp, const char *text, struct fxt_sv *out)
-{
-	struct ckey k = { 0, 0, { text, (uint32_t)strlen(text) } };
-	int64_t i = ctab_get(&rp->labels, &k, 0);
-	struct named *n;
-	char *copy;
-
-	if (i < 0) {
-		if (!(copy = strdup(text)))
-			return -ENOMEM;
-		k.s.s = copy;
-		if ((i = ctab_get(&rp->labels, &k, 1)) < 0) {
-			free(copy);
-			return -ENOMEM;
-		}
-	}
-	n = ctab_at(&rp->labels, (uint32_t)i);
-	*out = n->key.s;
-	return 0;
-}
-
-/* A pthread_join wait's label: "join NAME 0xPTHREAD" (threads of one name stay apart). */
-static int join_label(struct report *rp, const struct fxt_record *rec, struct fxt_sv *out)
-{
-	struct fxt_sv name = { "thread", 6 };
-	uint64_t ptr = 0;
-	char buf[320];
-
-	for (unsigned i = 0; i < rec->nargs; i++) {
-		if (rec->args[i].type == FXT_AT_STRING && rec->args[i].v.str.len)
-			name = rec->args[i].v.str;
-		else if (rec->args[i].type == FXT_AT_POINTER)
-			ptr = rec->args[i].v.u64;
-	}
-	snprintf(buf, sizeof(buf), "join %.*s 0x%" PRIx64, (int)(name.len < 256 ? name.len : 256),
-		 name.s, ptr);
-	return label_intern(rp, buf, out);
-}
-
-/* A lock wait's label: its string argument, else its pointer's userspace object name. */
-static struct fxt_sv lock_label(struct report *rp, const struct fxt_record *rec)
-{
-	struct fxt_sv none = { "", 0 };
-
-	for (unsigned i = 0; i < rec->nargs; i++)
-		if (rec->args[i].type == FXT_AT_STRING && rec->args[i].v.str.len)
-			return rec->args[i].v.str;
-	for (unsigned i = 0; i < rec->nargs; i++) {
-		if (rec->args[i].type == FXT_AT_POINTER) {
-			struct ckey k = { rec->u.event.thread.pid, rec->args[i].v.u64, none };
-			int64_t j = ctab_get(&rp->uobjs, &k, 0);
-			if (j >= 0)
-				return ((struct named *)ctab_at(&rp->uobjs, (uint32_t)j))->name;
-		}
-	}
-	return none;
-}
-
-/* Pass 1: what the archive says it lost (fxtauto's "records dropped" and "records overwritten"
- * instants), for the note under the figures. */
-static int note_loss(struct report *rp, const struct fxt_reader *r, const struct fxt_record *rec)
-{
-	uint64_t n, from;
-	if (fxt_record_dropped(rec, &n)) {
-		rp->dropped += n;
-	} else if (fxt_record_overwritten(rec, &n, &from)) {
-		uint64_t end = fxt_client_ns(r, rec->u.event.ts);
-		uint64_t kept = end - fxt_client_ns(r, from < rec->u.event.ts ? from : rec->u.event.ts);
-		if (!rp->wrapped++ || kept < rp->kept_ns)
-			rp->kept_ns = kept;
-		rp->overwritten += n;
-	} else if (is_cat(rec->u.event.category, "fxtauto") &&
-		   is_cat(rec->u.event.name, "process not traced")) {
-		rp->untraced++;
-	}
-	return 0;
-}
-
-/* Under the figures: what they miss, as the archive says. */
-static void print_loss(const struct report *rp)
-{
-	if (rp->untraced)
-		printf("\nnote: %" PRIu64 " process%s ran untraced (fxt dump shows which and why): "
-		       "the figures miss %s calls\n", rp->untraced, rp->untraced == 1 ? "" : "es",
-		       rp->untraced == 1 ? "its" : "their");
-	if (rp->dropped)
-		printf("\nnote: %" PRIu64 " records were dropped while recording (fxt stats): the "
-		       "figures miss their calls\n", rp->dropped);
-	if (rp->wrapped) {
-		char t[32];
-		printf("\nnote: circular buffer%s overwrote the oldest records (about %" PRIu64
-		       "): the figures cover only the last %s%s\n", rp->wrapped == 1 ? "" : "s",
-		       rp->overwritten, fxt_time_fmt(t, sizeof(t), rp->kept_ns),
-		       rp->wrapped == 1 ? "" : " (the shortest kept)");
-	}
-}
-
-static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
-{
-	struct report *rp = ctx;
-	const struct fxt_koids *th;
-	enum fxt_prof_kind k = FXT_PK_FUNC;
-	struct fxt_sv obj = { "", 0 };
-	unsigned et;
-
-	switch (rec->type) {
-	case FXT_RT_EVENT:
-		break;
-	case FXT_RT_THREAD:	/* every chunk starts with one: another stretch may follow */
-	case FXT_RT_METADATA:
-		return fxt_prof_cut(rp->prof);
-	case FXT_RT_KERNEL_OBJECT:
-		return remember(&rp->names, rec->u.kobj.obj_type, rec->u.kobj.koid, rec->u.kobj.name);
-	case FXT_RT_USERSPACE_OBJECT:
-		return remember(&rp->uobjs, rec->u.uobj.process_koid, rec->u.uobj.pointer,
-				rec->u.uobj.name);
-	case FXT_RT_SCHEDULING:
-		if (rp->pass2 || rec->u.sched.sched_type != FXT_ST_CONTEXT_SWITCH)
-			return 0;
-		if (!rp->oncpu && fxt_oncpu_new(&rp->oncpu) < 0)
-			return -ENOMEM;
-		return fxt_oncpu_switch(rp->oncpu, &rec->u.sched.out_thread,
-					rec->u.sched.out_state, &rec->u.sched.in_thread,
-					fxt_client_ns(r, rec->u.sched.ts));
-	default:
-		return 0;
-	}
-	et = rec->u.event.event_type;
-	th = &rec->u.event.thread;
-	if (!rp->pass2)
-		fxt_trace_start_note(&rp->start_ns, r, rec);
-	if (et == FXT_ET_INSTANT && !rp->pass2)
-		return note_loss(rp, r, rec);
-	if (!fxt_sel_thread(&rp->sel, th->pid, th->tid))
-		return fxt_prof_cut(rp->prof);
-	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
-		return 0;
-	rp->matched++;
-	if (is_cat(rec->u.event.category, "lock")) {
-		k = FXT_PK_LOCK;
-		obj = lock_label(rp, rec);
-		if (is_cat(rec->u.event.name, "join") && et != FXT_ET_DURATION_END &&
-		    join_label(rp, rec, &obj) < 0)
-			return -ENOMEM;
-	} else if (is_cat(rec->u.event.category, "sample")) {
-		k = FXT_PK_SAMPLE;
-	} else if (is_cat(rec->u.event.category, "fxtauto")) {
-		k = FXT_PK_STALL;
-	} else if (is_cat(rec->u.event.category, "pthread")) {
-		k = FXT_PK_THREAD;
-	}
-	switch (et) {
-	case FXT_ET_DURATION_COMPLETE:
-		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				     fxt_client_ns(r, rec->u.event.ts),
-				     fxt_client_ns(r, rec->u.event.end_ts));
-	case FXT_ET_DURATION_BEGIN:
-		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				      fxt_client_ns(r, rec->u.event.ts));
-	default:
-		return fxt_prof_end(rp->prof, k, th->pid, th->tid,
-				    fxt_client_ns(r, rec->u.event.ts));
-	}
-}
 
 /* Whether name matches one of the globs (comma-separated, as --filter takes them). */
 static int name_ok(const struct report *rp, struct fxt_sv name)
@@ -291,11 +87,11 @@ static int name_ok(const struct report *rp, struct fxt_sv name)
 
 static void print_owner(struct report *rp, uint64_t pid, uint64_t tid, const char *what)
 {
-	struct fxt_sv pn = name_of(rp, FXT_OBJ_TYPE_PROCESS, pid);
+	struct fxt_sv pn = profread_name(&rp->pr, FXT_OBJ_TYPE_PROCESS, pid);
 
 	printf("\n== %s: process %" PRIu64 " (%.*s)", what, pid, (int)pn.len, pn.s);
 	if (rp->threads) {
-		struct fxt_sv tn = name_of(rp, FXT_OBJ_TYPE_THREAD, tid);
+		struct fxt_sv tn = profread_name(&rp->pr, FXT_OBJ_TYPE_THREAD, tid);
 		printf(", thread %" PRIu64 " (%.*s)", tid, (int)tn.len, tn.s);
 	}
 	printf(" ==\n");
@@ -307,10 +103,10 @@ static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *w
 			  const char *count_col, const char *col, int self)
 {
 	size_t n, shown = 0, all = 0;
-	struct fxt_prof_row *rows = fxt_prof_rows(rp->prof, k, &n);
+	struct fxt_prof_row *rows = fxt_prof_rows(rp->pr.prof, k, &n);
 	uint64_t sum = 0;
 	char t[5][32];
-	int cpu = rp->oncpu && (k == FXT_PK_FUNC || k == FXT_PK_LOCK);
+	int cpu = rp->pr.oncpu && (k == FXT_PK_FUNC || k == FXT_PK_LOCK);
 
 	fxt_prof_sort(rows, n, rp->sort);
 	for (size_t i = 0; i < n; i++) {
@@ -364,27 +160,16 @@ static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *w
 /* Whether the subtree at idx has a node matching the glob (everything matches without one). */
 static int tree_has_match(struct report *rp, uint32_t idx, int depth)
 {
-	const struct fxt_prof_node *n = fxt_prof_node(rp->prof, idx);
+	const struct fxt_prof_node *n = fxt_prof_node(rp->pr.prof, idx);
 
 	if (name_ok(rp, n->name))
 		return 1;
 	if (depth >= TREE_MAX_DEPTH)
 		return 0;
-	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
 		if (tree_has_match(rp, c, depth + 1))
 			return 1;
 	return 0;
-}
-
-/* What a tree line shows before a name that is not one of the program's functions. */
-static const char *mark(unsigned kind)
-{
-	switch (kind) {
-	case FXT_PK_LOCK: return "[lock wait] ";
-	case FXT_PK_STALL: return "[tracer stall] ";
-	case FXT_PK_THREAD: return "[thread] ";
-	default: return "";
-	}
 }
 
 static int node_cmp(const void *x, const void *y, void *arg)
@@ -398,12 +183,12 @@ static int node_cmp(const void *x, const void *y, void *arg)
  * matched the glob, so the whole subtree shows. */
 static int print_children(struct report *rp, uint32_t idx, int depth, int matched)
 {
-	const struct fxt_prof_node *n = fxt_prof_node(rp->prof, idx);
+	const struct fxt_prof_node *n = fxt_prof_node(rp->pr.prof, idx);
 	size_t cnt = 0, shown = 0;
 	uint32_t *kids;
 	char t[2][32];
 
-	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
 		cnt++;
 	if (!cnt)
 		return 0;
@@ -415,11 +200,11 @@ static int print_children(struct report *rp, uint32_t idx, int depth, int matche
 	if (!kids)
 		return -ENOMEM;
 	cnt = 0;
-	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
+	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
 		kids[cnt++] = c;
-	qsort_r(kids, cnt, sizeof(*kids), node_cmp, rp->prof);
+	qsort_r(kids, cnt, sizeof(*kids), node_cmp, rp->pr.prof);
 	for (size_t i = 0; i < cnt; i++) {
-		const struct fxt_prof_node *c = fxt_prof_node(rp->prof, kids[i]);
+		const struct fxt_prof_node *c = fxt_prof_node(rp->pr.prof, kids[i]);
 		int m = matched || name_ok(rp, c->name);
 		if ((!m && !tree_has_match(rp, kids[i], depth)) || !c->calls ||
 		    (rp->limit && shown >= rp->limit))
@@ -427,7 +212,7 @@ static int print_children(struct report *rp, uint32_t idx, int depth, int matche
 		shown++;
 		rp->printed++;
 		printf("%12s %12s %10" PRIu64 "  %*s%s%.*s\n", fxt_time_fmt(t[0], 32, c->total),
-		       fxt_time_fmt(t[1], 32, c->self), c->calls, 2 * depth, "", mark(c->kind),
+		       fxt_time_fmt(t[1], 32, c->self), c->calls, 2 * depth, "", fxt_prof_mark(c->kind),
 		       (int)c->name.len, c->name.s);
 		if (print_children(rp, kids[i], depth + 1, m) < 0) {
 			free(kids);
@@ -442,13 +227,13 @@ static int print_children(struct report *rp, uint32_t idx, int depth, int matche
 static int print_trees(struct report *rp, enum fxt_prof_kind k, const char *what)
 {
 	size_t n;
-	struct fxt_prof_root *roots = fxt_prof_roots(rp->prof, k, &n);
+	struct fxt_prof_root *roots = fxt_prof_roots(rp->pr.prof, k, &n);
 
 	for (size_t i = 0; i < n; i++) {
-		const struct fxt_prof_node *r = fxt_prof_node(rp->prof, roots[i].node);
+		const struct fxt_prof_node *r = fxt_prof_node(rp->pr.prof, roots[i].node);
 		uint32_t c;
-		for (c = r->child; c; c = fxt_prof_node(rp->prof, c)->sibling)
-			if (fxt_prof_node(rp->prof, c)->calls && tree_has_match(rp, c, 0))
+		for (c = r->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
+			if (fxt_prof_node(rp->pr.prof, c)->calls && tree_has_match(rp, c, 0))
 				break;
 		if (!c)
 			continue;
@@ -488,9 +273,9 @@ static int edge_cmp(const void *x, const void *y)
  * are not calls (lock waits, thread spans, stalls) pass their caller on. Returns 0 or -ENOMEM. */
 static int collect_edges(struct report *rp, struct edges *es, uint32_t idx, struct fxt_sv caller)
 {
-	for (uint32_t c = fxt_prof_node(rp->prof, idx)->child; c;
-	     c = fxt_prof_node(rp->prof, c)->sibling) {
-		const struct fxt_prof_node *n = fxt_prof_node(rp->prof, c);
+	for (uint32_t c = fxt_prof_node(rp->pr.prof, idx)->child; c;
+	     c = fxt_prof_node(rp->pr.prof, c)->sibling) {
+		const struct fxt_prof_node *n = fxt_prof_node(rp->pr.prof, c);
 		struct fxt_sv up = caller;
 		if (n->kind == FXT_PK_FUNC) {
 			if (es->n == es->cap) {
@@ -517,7 +302,7 @@ static int print_edges(struct report *rp)
 	struct fxt_sv root = { "(root)", 6 };
 	struct edges es = { 0 };
 	size_t n, i, j;
-	struct fxt_prof_root *roots = fxt_prof_roots(rp->prof, FXT_PK_FUNC, &n);
+	struct fxt_prof_root *roots = fxt_prof_roots(rp->pr.prof, FXT_PK_FUNC, &n);
 
 	for (i = 0; i < n; i++)
 		if (collect_edges(rp, &es, roots[i].node, root) < 0) {
@@ -562,87 +347,6 @@ static int parse_sort(const char *s, enum fxt_prof_sort *by)
 	return -1;
 }
 
-static void report_free(struct report *rp)
-{
-	fxt_prof_free(rp->prof);
-	fxt_oncpu_free(rp->oncpu);
-	ctab_free(&rp->names);
-	ctab_free(&rp->uobjs);
-	for (uint32_t i = 0; i < rp->labels.n; i++)
-		free((char *)((struct named *)ctab_at(&rp->labels, i))->key.s.s);
-	ctab_free(&rp->labels);
-}
-
-/* Out of memory: one line; res says nothing more. Returns the exit status. */
-static int no_memory(struct fxt_client_result *res)
-{
-	fprintf(stderr, "fxt report: out of memory\n");
-	res->status = FXT_CS_OK;
-	return CMD_EXIT_ERROR;
-}
-
-/* Reads path into rp (options set, tables not made yet): pass 1 (the trace start, context
- * switches, the spans that enclose other runs' spans), the window, pass 2 (the figures).
- * Returns 0 with the figures in rp->prof (res->status OK, or TRUNCATED / CORRUPT: the figures
- * of what precedes the problem), else the exit status: the read stopped (res says why; the
- * caller says it), or a line was printed (out of memory, a window that cannot be, threads
- * that are not in the archive). */
-static int load(struct report *rp, const struct fxt_prof_opts *po, const char *path,
-		struct fxt_client_result *res)
-{
-	char msg[320], what[256];
-	int c;
-
-	if (ctab_init(&rp->names, sizeof(struct named)) ||
-	    ctab_init(&rp->uobjs, sizeof(struct named)) ||
-	    ctab_init(&rp->labels, sizeof(struct named)) || fxt_prof_new(&rp->prof, po) < 0)
-		return no_memory(res);
-	/* pass 1: the trace start and the spans that enclose other runs' spans */
-	fxt_client_read(cmd_input(path), on_record, rp, res);
-	if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
-		return cmd_exit_client(res);
-	if (fxt_sel_resolve(&rp->sel, rp->start_ns, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt report: %s\n", msg);
-		res->status = FXT_CS_OK;
-		return CMD_EXIT_ERROR;
-	}
-	if (rp->oncpu) {
-		if (fxt_oncpu_finish(rp->oncpu) < 0)
-			return no_memory(res);
-		fxt_prof_set_oncpu(rp->prof, rp->oncpu);
-	}
-	rp->pass2 = 1;	/* context switches and names are read once */
-	while ((c = fxt_prof_rescan(rp->prof, rp->sel.from_ns, rp->sel.to_ns)) == 1) {
-		/* a thread's runs interleave (signal handlers): pass 1 again, knowing it */
-		fxt_client_reread(on_record, rp, res);
-		if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
-			return cmd_exit_client(res);
-	}
-	if (c < 0)
-		return no_memory(res);
-	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
-	ctab_free(&rp->names);
-	ctab_free(&rp->uobjs);
-	if (ctab_init(&rp->names, sizeof(struct named)) ||
-	    ctab_init(&rp->uobjs, sizeof(struct named)))
-		return no_memory(res);
-	if (fxt_sel_threads(&rp->sel) && !rp->matched) {
-		struct fxt_sel threads = rp->sel;	/* the threads alone */
-		threads.since.set = threads.until.set = 0;
-		fprintf(stderr, "fxt report: %s: no events%s\n", path,
-			fxt_sel_describe(&threads, what, sizeof(what)));
-		return CMD_EXIT_INVALID;
-	}
-	rp->matched = 0;
-	/* pass 2: the figures */
-	fxt_client_reread(on_record, rp, res);
-	if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
-		return cmd_exit_client(res);
-	if (fxt_prof_finish(rp->prof) < 0)
-		return no_memory(res);
-	return 0;
-}
-
 /* A change of calls: "0", "+N" or "-N". Returns buf. */
 static char *calls_change(char *buf, size_t len, const uint64_t v[2])
 {
@@ -685,12 +389,11 @@ static char *ratio(char *buf, size_t len, const uint64_t v[2])
 static int print_diff(struct report run[2], char **paths)
 {
 	struct fxt_prof_diff_row *rows;
-	struct fxt_client_result none = { 0 };
 	size_t n, shown = 0;
 	char t[12][32];
 
-	if (fxt_prof_diff(run[0].prof, run[1].prof, FXT_PK_FUNC, &rows, &n) < 0)
-		return no_memory(&none);
+	if (fxt_prof_diff(run[0].pr.prof, run[1].pr.prof, FXT_PK_FUNC, &rows, &n) < 0)
+		return profread_no_memory(&run[0].pr, "report");
 	fxt_prof_diff_sort(rows, n, run[0].sort);
 	for (size_t i = 0; i < n; i++) {
 		const struct fxt_prof_diff_row *d = &rows[i];
@@ -731,26 +434,19 @@ static int print_diff(struct report run[2], char **paths)
 static int report_diff(const struct report *rp, const struct fxt_prof_opts *po, char **paths)
 {
 	struct report run[2] = { *rp, *rp };	/* the options; the selection's sets shared */
-	struct fxt_client_result res[2] = { 0 };
 	int code = 0;
 	char msg[320];
 
 	for (int i = 0; i < 2 && !code; i++) {
-		code = load(&run[i], po, paths[i], &res[i]);
-		if (res[i].status != FXT_CS_OK) {
-			fprintf(stderr, "fxt report: %s\n",
-				fxt_client_message(&res[i], paths[i], msg, sizeof(msg)));
-			code = cmd_exit_client(&res[i]);
-		}
-		if (!code && fxt_sel_warning(&run[i].sel, run[i].start_ns, msg, sizeof(msg)))
+		code = profread_status(&run[i].pr, "report", paths[i],
+				       profread_load(&run[i].pr, "report", paths[i], po));
+		if (!code && fxt_sel_warning(&run[i].pr.sel, run[i].pr.start_ns, msg, sizeof(msg)))
 			fprintf(stderr, "fxt report: %s: %s\n", paths[i], msg);
 	}
 	if (!code)
 		code = print_diff(run, paths);
-	for (int i = 0; i < 2; i++) {
-		fxt_client_close(&res[i]);
-		report_free(&run[i]);
-	}
+	for (int i = 0; i < 2; i++)
+		profread_free(&run[i].pr);
 	return code;
 }
 
@@ -766,10 +462,9 @@ int cmd_report(int argc, char **argv)
 		{ "edges", no_argument, 0, 'g' },      { "diff", no_argument, 0, 'd' },
 		{ 0, 0, 0, 0 },
 	};
-	struct report rp = { .sort = FXT_SORT_SELF, .start_ns = UINT64_MAX };
+	struct report rp = { .pr.start_ns = UINT64_MAX, .sort = FXT_SORT_SELF };
 	struct fxt_prof_opts po = { 0 };
 	static char globs[4096];	/* --function's lists, joined by commas */
-	struct fxt_client_result res = { 0 };
 	uint64_t lim;
 	int c, code = 0, diff = 0, sort_set = 0;
 	char msg[320], what[256];
@@ -799,9 +494,9 @@ int cmd_report(int argc, char **argv)
 		case 'd': diff = 1; break;
 		case FXT_SEL_PID: case FXT_SEL_TID: case FXT_SEL_SINCE: case FXT_SEL_UNTIL:
 		case FXT_SEL_FROM: case FXT_SEL_TO:
-			if (fxt_sel_option(&rp.sel, c, optarg, msg, sizeof(msg)) < 0) {
+			if (fxt_sel_option(&rp.pr.sel, c, optarg, msg, sizeof(msg)) < 0) {
 				fprintf(stderr, "fxt report: %s\n", msg);
-				fxt_sel_free(&rp.sel);
+				fxt_sel_free(&rp.pr.sel);
 				return CMD_EXIT_ERROR;
 			}
 			break;
@@ -817,17 +512,18 @@ int cmd_report(int argc, char **argv)
 		}
 		case 'h':
 			printf(usage, fxt_sel_usage);
-			fxt_sel_free(&rp.sel);
+			fxt_sel_free(&rp.pr.sel);
 			return 0;
 		default:
 			fprintf(stderr, usage, fxt_sel_usage);
-			fxt_sel_free(&rp.sel);
+			fxt_sel_free(&rp.pr.sel);
 			return CMD_EXIT_ERROR;
 		}
 	}
-	if (fxt_sel_operands(&rp.sel, "report", argc - optind, diff ? 2 : 1, msg, sizeof(msg)) < 0) {
+	if (fxt_sel_operands(&rp.pr.sel, "report", argc - optind, diff ? 2 : 1, msg,
+			     sizeof(msg)) < 0) {
 		fprintf(stderr, "fxt report: %s\n", msg);
-		fxt_sel_free(&rp.sel);
+		fxt_sel_free(&rp.pr.sel);
 		return CMD_EXIT_ERROR;
 	}
 	if (diff && (rp.threads || rp.tree || rp.edges ||
@@ -836,7 +532,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "fxt report: --diff compares functions over all processes and "
 			"threads: no --threads, --tree or --edges; --sort total, self, calls or "
 			"name\n");
-		fxt_sel_free(&rp.sel);
+		fxt_sel_free(&rp.pr.sel);
 		return CMD_EXIT_ERROR;
 	}
 	po.per_thread = rp.threads;
@@ -845,10 +541,10 @@ int cmd_report(int argc, char **argv)
 		if (!sort_set)
 			rp.sort = FXT_SORT_TOTAL;	/* uftrace report --diff's default key */
 		code = report_diff(&rp, &po, argv + optind);
-		fxt_sel_free(&rp.sel);
+		fxt_sel_free(&rp.pr.sel);
 		return code;
 	}
-	if ((code = load(&rp, &po, argv[optind], &res)))
+	if ((code = profread_load(&rp.pr, "report", argv[optind], &po)))
 		goto out;
 	if (rp.edges) {
 		if (print_edges(&rp) < 0)
@@ -868,36 +564,30 @@ int cmd_report(int argc, char **argv)
 	print_table(&rp, FXT_PK_THREAD, "thread creation (tracer spans, category pthread)",
 		    "calls", "span", 0);
 	print_table(&rp, FXT_PK_STALL, "tracer stalls (category fxtauto)", "stalls", "stall", 0);
-	if (fxt_prof_unclosed(rp.prof))
+	if (fxt_prof_unclosed(rp.pr.prof))
 		printf("\n%" PRIu64 " begin events never ended (not counted)\n",
-		       fxt_prof_unclosed(rp.prof));
+		       fxt_prof_unclosed(rp.pr.prof));
 done:
 	if (!rp.edges)
-		print_loss(&rp);
-	if (!rp.printed && !rp.glob && !fxt_sel_window(&rp.sel) && !fxt_sel_threads(&rp.sel))
+		profread_print_loss(&rp.pr, stdout);
+	if (!rp.printed && !rp.glob && !fxt_sel_window(&rp.pr.sel) && !fxt_sel_threads(&rp.pr.sel))
 		printf("%s: no function calls recorded\n", argv[optind]);
-	if (!rp.printed && (rp.glob || fxt_sel_window(&rp.sel))) {
-		struct fxt_sel window = rp.sel;	/* the window alone */
+	if (!rp.printed && (rp.glob || fxt_sel_window(&rp.pr.sel))) {
+		struct fxt_sel window = rp.pr.sel;	/* the window alone */
 		window.pids.n = window.tids.n = 0;
 		fprintf(stderr, "fxt report: %s: no calls match%s%s%s\n", argv[optind],
 			rp.glob ? " --function " : "", rp.glob ? rp.glob : "",
 			fxt_sel_describe(&window, what, sizeof(what)));
 		code = CMD_EXIT_INVALID;
 	}
-	if (fxt_sel_warning(&rp.sel, rp.start_ns, msg, sizeof(msg)))
+	if (fxt_sel_warning(&rp.pr.sel, rp.pr.start_ns, msg, sizeof(msg)))
 		fprintf(stderr, "fxt report: %s\n", msg);
 out:
-	if (res.status != FXT_CS_OK) {
-		fprintf(stderr, "fxt report: %s\n",
-			fxt_client_message(&res, argv[optind], msg, sizeof(msg)));
-		if (cmd_exit_client(&res) > code)
-			code = cmd_exit_client(&res);
-	}
-	fxt_client_close(&res);
-	report_free(&rp);
-	fxt_sel_free(&rp.sel);
+	code = profread_status(&rp.pr, "report", argv[optind], code);
+	profread_free(&rp.pr);
+	fxt_sel_free(&rp.pr.sel);
 	return code;
 nomem:
-	code = no_memory(&res);
+	code = profread_no_memory(&rp.pr, "report");
 	goto out;
 }

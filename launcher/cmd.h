@@ -5,6 +5,9 @@
 #ifndef FXT_LAUNCHER_CMD_H
 #define FXT_LAUNCHER_CMD_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_record(int argc, char **argv);
@@ -12,6 +15,7 @@ int cmd_report(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_manager(int argc, char **argv);
@@ -61,5 +65,11 @@ int cmd_exit_client(const struct fxt_client_result *res);
  * "fxt CMD: FILE: reason" and returns NULL (callers exit CMD_EXIT_ERROR). */
 struct fxt_reader;
 struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned flags);
+
+/* Opens the temporary that becomes the output file out once complete (common/outpath.h: a
+ * device, FIFO or directory is never written over, a name someone planted never opened); its
+ * name in tmp, for fxt_outpath_commit() or unlink(). NULL after printing "fxt CMD: -o OUT:
+ * reason". */
+FILE *cmd_open_out(const char *cmd, const char *out, char *tmp, size_t size);
 
 #endif

@@ -6,8 +6,10 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/client.h"
+#include "common/outpath.h"
 #include "fxt/reader.h"
 #include "launcher/cmd.h"
 
@@ -22,6 +24,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "trace a program (same as fxtrun)" },
 	{ "report", cmd_report, "where did the time go: per-function table or call tree" },
+	{ "flame", cmd_flame, "flame graph of the call tree: interactive SVG or folded stacks" },
 	{ "json", cmd_json, "convert to Catapult JSON (chrome://tracing, Perfetto)" },
 	{ "stats", cmd_stats, "counts, sizes, duration per provider and thread, drops" },
 	{ "replay", cmd_replay, "what each thread did, in time order: nested calls, logs, events" },
@@ -79,6 +82,27 @@ struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned 
 		return NULL;
 	}
 	return r;
+}
+
+FILE *cmd_open_out(const char *cmd, const char *out, char *tmp, size_t size)
+{
+	const char *why;
+	int fd = fxt_outpath_check(out, &why);
+	FILE *f;
+
+	if (fd < 0) {
+		fprintf(stderr, "fxt %s: -o %s: %s\n", cmd, out, why);
+		return NULL;
+	}
+	if ((fd = fxt_outpath_open(out, tmp, size)) < 0 || !(f = fdopen(fd, "w"))) {
+		fprintf(stderr, "fxt %s: -o %s: %s\n", cmd, out, strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return NULL;
+	}
+	return f;
 }
 
 static const struct command *find_command(const char *name)

@@ -2,7 +2,8 @@
 # generator, and the command tests once the fxt executable exists: bats suites on the generated
 # archive (Python recomputation and JSON checks inside), example programs traced with
 # libfxtauto.so (JSON one for one with the archive, report figures recomputed), and the
-# speedscope import (skipped, exit 77, when npm cannot install it).
+# speedscope import (skipped, exit 77, when npm cannot install it), fxt flame's SVG in
+# headless Chromium (skipped without it).
 if(NOT TARGET fxt_client)
 	return()
 endif()
@@ -57,6 +58,11 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 			K_LOG=$<TARGET_FILE:k-log> C_SCHED=$<TARGET_FILE:c-sched>
 			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-replay.bats)
 		set_tests_properties(fxt-replay-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
+		# fxt flame on the generated archive and on c-demo traced (wall, on-CPU, sampled)
+		add_test(NAME fxt-flame-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+			FXTAUTO=$<TARGET_FILE:fxtauto> C_DEMO=$<TARGET_FILE:c-demo>
+			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-flame.bats)
+		set_tests_properties(fxt-flame-bats PROPERTIES LABELS "client;nosan" TIMEOUT 300)
 		# fxt report --diff: r-count traced with 200 and 400 calls (record.cmake builds it)
 		add_test(NAME fxt-diff-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
 			FXTAUTO=$<TARGET_FILE:fxtauto> R_COUNT=$<TARGET_FILE:rprog-r-count>
@@ -67,5 +73,11 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/speedscope.sh
 		${CMAKE_CURRENT_BINARY_DIR}/npm-speedscope $<TARGET_FILE:c-demo>)
 	set_tests_properties(client-speedscope PROPERTIES LABELS "client;nosan" TIMEOUT 180
+		SKIP_RETURN_CODE 77)
+	# fxt flame's SVG drawn by headless Chromium (skipped, exit 77, without chromium)
+	add_test(NAME client-flame-browser COMMAND ${CMAKE_COMMAND} -E env ${client_env}
+		FXTAUTO=$<TARGET_FILE:fxtauto> ${CMAKE_CURRENT_SOURCE_DIR}/client/flame-browser.sh
+		${CMAKE_CURRENT_BINARY_DIR}/client-flame-browser $<TARGET_FILE:c-demo>)
+	set_tests_properties(client-flame-browser PROPERTIES LABELS "client;nosan" TIMEOUT 300
 		SKIP_RETURN_CODE 77)
 endif()

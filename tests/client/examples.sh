@@ -4,7 +4,9 @@
 # decoder), that `fxt report` figures equal an independent recomputation from the JSON
 # events (recompute.py), table and call tree, that `fxt replay` prints every event in order at
 # its depth (replay-check.py), and that a window (the middle third of the trace) is cut exactly
-# at its bounds by `fxt json` (json-window.py) and by `fxt replay`.
+# at its bounds by `fxt json` (json-window.py) and by `fxt replay`, and that the flame graph's
+# widths equal report --tree's figures path by path (flame-check.py), whole, per thread and in
+# the window.
 # Usage: examples.sh WORKDIR PROGRAM[@ARG,ARG...]...   Env: FXT, FXTAUTO. Exit 0 when every check holds.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -30,6 +32,8 @@ for spec in "$@"; do
 	"$FXT" report --tree "$fxt" >"$work/$name.tree"
 	python3 "$here/recompute.py" "$work/$name.json" "$work/$name.report" "$work/$name.tree" |
 		sed "s/^/$name: report: /"
+	python3 "$here/flame-check.py" "$FXT" "$fxt" | sed "s/^/$name: flame: /"
+	python3 "$here/flame-check.py" "$FXT" "$fxt" --threads | sed "s/^/$name: flame --threads: /"
 	"$FXT" stats "$fxt" >"$work/$name.stats"
 	echo "$name: stats reads it"
 	# --hold past every event: exact start order whatever the archive's chunk order (calls-work's
@@ -47,4 +51,6 @@ print(s(a + (b - a) // 3), s(a + 2 * (b - a) // 3))')
 	python3 "$here/replay-check.py" "$FXT" "$fxt" --hold 100000000 --since "$since" \
 		--until "$until" |
 		sed "s/^/$name: replay window: /"
+	python3 "$here/flame-check.py" "$FXT" "$fxt" --window --since "$since" --until "$until" |
+		sed "s/^/$name: flame window: /"
 done

@@ -8,8 +8,10 @@
  * `gen-client-archive --fanout N OUT`: one frame (main) with N + 3000 direct callees and
  * every report section, in chunks of 1000 events each opening with a thread record, written
  * in shuffled order (see fanout()). `--late OUT`: calls written out of the order of their ends
- * (see late()). `--migrate OUT`: a thread's context switches on two CPUs, written CPU by CPU
- * out of time order (see migrate()). Encodes with writer/records.h (one helper per shape). */
+ * (see late()). `--deep N OUT`: N calls nested in each other and in the innermost one a
+ * call whose name needs escaping (see deep()). `--migrate OUT`: a thread's context switches
+ * on two CPUs, written CPU by CPU out of time order (see migrate()). Encodes with
+ * writer/records.h (one helper per shape). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +216,41 @@ static int late(const char *out)
 	return 0;
 }
 
+/* Process 5000 "deep", thread 5001: calls r nested n deep (call i from i to 2n + 1 - i ns),
+ * and in the innermost one a call from n to n + 1 named "semi;colon <&> \xff" (a separator,
+ * XML's specials and a byte that is not UTF-8). Written innermost first (in order of ends),
+ * the buffer emptied into the file as it fills. */
+static int deep(uint64_t n, const char *out)
+{
+	static const char *const strs[] = { NULL, "fn", "r" };
+	FILE *f = fopen(out, "wb");
+
+	if (!f) {
+		fprintf(stderr, "gen-client-archive: cannot write %s\n", out);
+		return 1;
+	}
+	put(fxt_magic_write(buf + nw));
+	provider(1, "gen-deep", 1000000000);
+	for (unsigned i = 1; i < sizeof(strs) / sizeof(strs[0]); i++)
+		string_rec((uint16_t)i, strs[i]);
+	kobj(FXT_OBJ_TYPE_PROCESS, 5000, "deep", NULL, 0);
+	thread_rec(1, 5000, 5001);
+	event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, 1, 0, "semi;colon <&> \xff", n, NULL, 0, n + 1);
+	for (uint64_t i = n; i-- > 0;) {
+		if (nw > sizeof(buf) / sizeof(buf[0]) - 64) {
+			if (fwrite(buf, 8, nw, f) != nw)
+				break;
+			nw = 0;
+		}
+		event(FXT_ET_DURATION_COMPLETE, 1, 0, 0, 1, 2, NULL, i, NULL, 0, 2 * n + 1 - i);
+	}
+	if ((fwrite(buf, 8, nw, f) != nw) | fclose(f)) {
+		fprintf(stderr, "gen-client-archive: cannot write %s\n", out);
+		return 1;
+	}
+	return 0;
+}
+
 /* A context switch on cpu at ts: thread out leaves in state (1 preempted, 3 blocked), in takes
  * the CPU (0: none). */
 static void cswitch(unsigned cpu, uint64_t ts, uint64_t out, unsigned state, uint64_t in)
@@ -271,12 +308,15 @@ int main(int argc, char **argv)
 		return fanout(strtoull(argv[2], NULL, 10), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "--late"))
 		return late(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--deep"))
+		return deep(strtoull(argv[2], NULL, 10), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "--migrate"))
 		return migrate(argv[2]);
 	if (dups)
 		argv++;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N | --late | --migrate] OUT\n");
+		fprintf(stderr, "usage: gen-client-archive [--dups | --fanout N | --late | --deep N | "
+			"--migrate] OUT\n");
 		return 2;
 	}
 	put(fxt_magic_write(buf + nw));

@@ -1,4 +1,5 @@
-// Loads a Trace Event Format JSON file with speedscope's own importer, headless in node, and
+// Loads a Trace Event Format JSON file (or any format speedscope detects: fxt flame --folded
+// stacks) with speedscope's own importer, headless in node, and
 // prints one line per imported profile: "profile <name> frames=<n> weight=<total>".
 // speedscope ships one browser bundle (dist/release/speedscope-*.js) whose importer module is
 // reached through a promise the bundle keeps private; this script cuts the bundle right after

@@ -3,6 +3,8 @@
 # importer (npm package speedscope@1.25.0, installed into CACHE with npm install --prefix, run
 # headless in node by speedscope-import.mjs) without an error, with the traced functions and
 # the thread names; the importer's warnings (floating-point ties) are printed, not failed on.
+# The folded stacks of `fxt flame --folded` load as speedscope's "collapsed stack" format: one
+# profile, every distinct frame name a frame, its total weight the sum of the values.
 # Exit 77 (ctest SKIP) with a message when node or npm or the registry is unavailable.
 # Usage: speedscope.sh CACHE PROGRAM   Env: FXT, FXTAUTO.
 # SPDX-License-Identifier: MIT
@@ -31,3 +33,11 @@ echo "$out" | grep -qE '^profile .* frames=[1-9][0-9]* weight=[1-9]'
 # thread names come from the M metadata events (c-demo names its threads worker-N)
 [ "$name" != c-demo ] || echo "$out" | grep -q '^profile c-demo (pid [0-9]*), worker-0 (tid'
 echo "speedscope imported $(echo "$out" | grep -c '^profile') thread profiles of $name"
+"$FXT" flame --folded -o "$cache/$name.folded" "$cache/$name.fxt"
+out=$(node "$here/speedscope-import.mjs" "$pkg" "$cache/$name.folded")
+echo "$out"
+names=$(sed 's/ [0-9]*$//' "$cache/$name.folded" | tr ';' '\n' | sort -u | wc -l)
+sum=$(awk '{ s += $NF } END { printf "%d", s }' "$cache/$name.folded")
+[ "$(echo "$out" | grep -c '^profile')" -eq 1 ]
+echo "$out" | grep -qx "profile $name.folded frames=$names weight=$sum"
+echo "speedscope imported the folded stacks of $name: $names frames, weight $sum ns"
