@@ -3,3 +3,7 @@
 if(TARGET fxt_manager_core)
 	fxt_unit_test(test-saver unit/test-saver.c LIBS fxt_manager_core)
 endif()
+# The manager's record vetting (launcher/vet.c) where it decodes by a header it remembered.
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-vet unit/test-vet.c LIBS fxt_manager_core)
+endif()
