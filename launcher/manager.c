@@ -74,7 +74,10 @@ struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 {
 	struct fxt_manager *m = calloc(1, sizeof(*m));
 	struct fxt_out *o = malloc(sizeof(*o));
-	if (!m || !o || fxt_out_start(o, out_fd) < 0) {
+	int rc = m && o ? fxt_out_start(o, out_fd) : -ENOMEM;
+	if (m && o && rc < 0)
+		fxt_out_end(o);
+	if (rc < 0) {
 		free(m);
 		free(o);
 		return NULL;
@@ -542,6 +545,7 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		rc = fxt_out_flush(o);
 	st->bytes = o->bytes;
 	rc = rc ? rc : o->err;
+	fxt_out_end(o);
 	free(o);
 	return rc;
 }
@@ -566,6 +570,7 @@ void fxt_manager_free(struct fxt_manager *m)
 		close(m->reserve);
 	free(m->pending);
 	free(m->p);
+	fxt_out_end(m->out);
 	free(m->out);
 	free(m);
 }

@@ -7,3 +7,9 @@ endif()
 if(TARGET fxt_manager_core)
 	fxt_unit_test(test-vet unit/test-vet.c LIBS fxt_manager_core)
 endif()
+# The manager's archive writer (launcher/out.c): two buffers and its writer thread (also under
+# TSan).
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-out unit/test-out.c LIBS fxt_manager_core)
+	set_tests_properties(test-out PROPERTIES LABELS tsan)
+endif()
