@@ -1,7 +1,8 @@
-/* The trace manager's archive writer (out.h). Two buffers: the manager fills one while the
- * writer thread writes the other; a full buffer is handed over once the writer is idle (at most
- * one buffer in flight, so memory stays two buffers), and its error comes back with the next
- * hand-over. Invariant: the file holds exactly bytes - n - (handed_len while handed) bytes, in
+/* The trace manager's archive writer (out.h). A ring of FXT_OUT_BUFS buffers: the manager fills
+ * bufs[fill]; the full ones before it (queued, from head) wait for the writer thread, which
+ * writes them in order; a full buffer is queued once the next one is free, and the writer's
+ * first error comes back with a later hand-over. Invariants: fill == (head + queued) % FXT_OUT_BUFS
+ * and queued < FXT_OUT_BUFS; the file holds exactly bytes - n - (the queued lengths) bytes, in
  * append order. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -20,41 +21,43 @@ static void *writer_main(void *arg)
 	struct fxt_out *o = arg;
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		while (!o->handed && !o->stop)
+		while (!o->queued && !o->stop)
 			pthread_cond_wait(&o->cond, &o->lock);
-		if (!o->handed)
+		if (!o->queued)
 			break;
-		const char *data = o->handed;
-		size_t len = o->handed_len;
+		const char *data = o->bufs[o->head];
+		size_t len = o->len[o->head];
 		pthread_mutex_unlock(&o->lock);
 		int rc = fxt_write_all(o->fd, data, len);	/* short: full disk */
 		pthread_mutex_lock(&o->lock);
 		if (rc && !o->writer_err)
 			o->writer_err = rc;
-		o->handed = NULL;
+		o->head = (o->head + 1) % FXT_OUT_BUFS;
+		o->queued--;
 		pthread_cond_broadcast(&o->cond);
 	}
 	pthread_mutex_unlock(&o->lock);
 	return NULL;
 }
 
-/* Waits until the writer is idle; its first error becomes o->err. */
-static void wait_idle(struct fxt_out *o)
+/* Waits until at most `most` buffers are queued; the writer's first error becomes o->err. */
+static void wait_queued(struct fxt_out *o, unsigned most)
 {
 	if (!o->threaded)
 		return;
 	pthread_mutex_lock(&o->lock);
-	while (o->handed)
+	while (o->queued > most)
 		pthread_cond_wait(&o->cond, &o->lock);
 	if (o->writer_err && !o->err)
 		o->err = o->writer_err;
 	pthread_mutex_unlock(&o->lock);
 }
 
-/* Hands the filled buffer to the writer (written here without one) and fills the other one. */
+/* Queues the filled buffer for the writer (written here without one) and fills the next one,
+ * once it is free. */
 static int hand_over(struct fxt_out *o)
 {
-	wait_idle(o);
+	wait_queued(o, FXT_OUT_BUFS - 2);
 	if (o->err || !o->n) {
 		o->n = 0;
 		return o->err;
@@ -65,11 +68,12 @@ static int hand_over(struct fxt_out *o)
 		return o->err;
 	}
 	pthread_mutex_lock(&o->lock);
-	o->handed = o->buf;
-	o->handed_len = o->n;
+	o->len[o->fill] = o->n;
+	o->queued++;
 	pthread_cond_broadcast(&o->cond);
 	pthread_mutex_unlock(&o->lock);
-	o->buf = o->buf == o->bufs[0] ? o->bufs[1] : o->bufs[0];
+	o->fill = (o->fill + 1) % FXT_OUT_BUFS;
+	o->buf = o->bufs[o->fill];
 	o->n = 0;
 	return 0;
 }
@@ -80,8 +84,8 @@ int fxt_out_start(struct fxt_out *o, int fd)
 	o->err = 0;
 	o->n = 0;
 	o->bytes = 0;
+	o->fill = o->head = o->queued = 0;
 	o->buf = o->bufs[0];
-	o->handed = NULL;
 	o->stop = o->writer_err = 0;
 	o->threaded = 0;
 	if (!pthread_mutex_init(&o->lock, NULL)) {
@@ -104,7 +108,7 @@ int fxt_out_start(struct fxt_out *o, int fd)
 int fxt_out_flush(struct fxt_out *o)
 {
 	hand_over(o);
-	wait_idle(o);
+	wait_queued(o, 0);
 	return o->err;
 }
 
@@ -158,7 +162,7 @@ int fxt_out_patch(struct fxt_out *o, uint64_t at, uint64_t value)
 		memcpy(o->buf + (at - flushed), &value, 8);
 		return 0;
 	}
-	wait_idle(o);	/* the bytes at `at` are in the file once the writer is done */
+	wait_queued(o, 0);	/* the bytes at `at` are in the file once the writer is done */
 	if (o->err)
 		return o->err;
 	if (pwrite(o->fd, &value, 8, (off_t)at) != 8)

@@ -1,6 +1,7 @@
-/* The trace manager's archive writer (launcher/out.c): records are appended into one of two
- * write buffers while a writer thread of its own writes the other one out, so that the
- * manager's sweeping and vetting and the kernel's copy into the file run side by side. The
+/* The trace manager's archive writer (launcher/out.c): records are appended into one of a ring
+ * of write buffers while a writer thread of its own writes the full ones out in order, so that
+ * the manager's sweeping and vetting and the kernel's copy into the file run side by side, and
+ * the manager waits only when every other buffer is still to be written. The
  * file offset of every byte is known at append (fxt_out.bytes); bytes already handed to the
  * writer are patched in the file once it is done. Used by one thread (the writer is internal). */
 /* SPDX-License-Identifier: MIT */
@@ -11,22 +12,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes of one write buffer. */
+/* Bytes of one write buffer, and their number. */
 #define FXT_OUT_BUF (1u << 20)
+#define FXT_OUT_BUFS 4u
 
 struct fxt_out {
 	int fd, err;			/* err: the first write error, kept */
 	size_t n;			/* bytes in buf, not yet handed to the writer */
 	uint64_t bytes;			/* archive size so far (written, handed and buffered) */
-	char *buf;			/* the buffer being filled: one of bufs */
+	char *buf;			/* the buffer being filled: bufs[fill] */
+	unsigned fill;
 	int threaded;			/* the writer thread runs (else writes are made here) */
 	pthread_t writer;
-	pthread_mutex_t lock;		/* guards the three fields below */
+	pthread_mutex_t lock;		/* guards the fields below */
 	pthread_cond_t cond;
-	const char *handed;		/* the buffer the writer writes, NULL when idle */
-	size_t handed_len;
+	unsigned head, queued;		/* bufs[head] .. the queued ones before fill, in order */
+	size_t len[FXT_OUT_BUFS];	/* bytes of each queued buffer */
 	int stop, writer_err;
-	char bufs[2][FXT_OUT_BUF];
+	char bufs[FXT_OUT_BUFS][FXT_OUT_BUF];
 };
 
 /* Starts the archive in fd (empty, owned by the caller): the writer thread (every signal

@@ -4,9 +4,9 @@
  * writes for the provider, so they see the provider's records as `fxt check` will.
  * Most records are 3-word duration complete events (a call): how the reader decodes one depends
  * only on its header word and the provider's string and thread tables, and only string and
- * thread records change those. So the decoded fields of such a header are remembered (`known`)
- * until the next record that is not an event, and a later record with the same header is
- * decoded by taking its two stamps: the validator still sees every record. */
+ * thread records change those. So the thread of such a header is remembered (`known`) until the
+ * next record that is not an event, and a later record with the same header goes to the
+ * validator with its two stamps (fxt_validator_add_complete): every record is still checked. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/vet.h"
@@ -25,21 +25,19 @@
 /* Headers remembered: direct-mapped on the header's name and thread references. */
 #define KNOWN_SLOTS 64u
 
-/* A header of a 3-word duration complete event the reader decoded, and its thread; valid while
- * gen is the vet's. */
+/* A header of a 3-word duration complete event the reader decoded, and its provider and
+ * thread; valid while gen is the vet's. */
 struct known {
 	uint64_t header;
 	uint64_t gen;
 	uint32_t provider_id;
 	struct fxt_koids thread;
-	struct fxt_sv category, name;
 };
 
 struct fxt_vet {
 	struct fxt_reader *r;		/* STRICT, over no data: records arrive by decode */
 	struct known known[KNOWN_SLOTS];
 	uint64_t gen;			/* bumped by every record that is not an event */
-	struct fxt_record rec;		/* the record being vetted */
 	struct fxt_validator *val;
 	int bad;
 	char problem[200];
@@ -105,30 +103,12 @@ static struct known *known_slot(struct fxt_vet *v, uint64_t header)
 	return &v->known[(refs ^ refs >> 24 ^ refs >> 32) & (KNOWN_SLOTS - 1)];
 }
 
-/* Decodes the record at p (words left) into v->rec as the record at offset off: its remembered
- * header's fields and its stamps, else the strict reader, whose result is remembered when it
- * may be. Returns FXT_READ_RECORD, or the reader's result with the reason in why. */
-static int decode(struct fxt_vet *v, const uint64_t *p, size_t words, uint64_t off, char *why,
-		  size_t why_size)
+/* Decodes the record at p (words left) by the strict reader as the record at offset off, and
+ * remembers its header when it may. Returns FXT_READ_RECORD, or the reader's result with the
+ * reason in why. */
+static int decode(struct fxt_vet *v, const uint64_t *p, size_t words, uint64_t off,
+		  struct fxt_record *rec, char *why, size_t why_size)
 {
-	struct fxt_record *rec = &v->rec;
-	struct known *k = known_slot(v, p[0]);
-	if (k->header == p[0] && k->gen == v->gen && words >= 3) {
-		/* field by field, as the reader sets them: the record's argument array stays */
-		rec->offset = off;
-		rec->words = 3;
-		rec->type = FXT_RT_EVENT;
-		rec->provider_id = k->provider_id;
-		rec->nargs = 0;
-		rec->u.event.event_type = FXT_ET_DURATION_COMPLETE;
-		rec->u.event.ts = p[1];
-		rec->u.event.thread = k->thread;
-		rec->u.event.category = k->category;
-		rec->u.event.name = k->name;
-		rec->u.event.end_ts = p[2];
-		rec->u.event.id = 0;
-		return FXT_READ_RECORD;
-	}
 	int rc = fxt_reader_decode(v->r, p, words, off, rec);
 	if (rc != FXT_READ_RECORD) {
 		snprintf(why, why_size, "offset %" PRIu64 ": %s", off,
@@ -136,14 +116,20 @@ static int decode(struct fxt_vet *v, const uint64_t *p, size_t words, uint64_t o
 					    : fxt_reader_error(v->r)->msg);
 		return rc;
 	}
-	if (rec->type != FXT_RT_EVENT) {
+	if (rec->type != FXT_RT_EVENT)
 		v->gen++;	/* a string or thread record may have changed the tables */
-	} else if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE && rec->words == 3) {
+	else if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE && rec->words == 3)
 		/* header, start, end: no inline reference, no argument */
-		*k = (struct known){ p[0], v->gen, rec->provider_id, rec->u.event.thread,
-				     rec->u.event.category, rec->u.event.name };
-	}
+		*known_slot(v, p[0]) = (struct known){ p[0], v->gen, rec->provider_id,
+						       rec->u.event.thread };
 	return rc;
+}
+
+/* Whether a record stamped `stamp` is left out: after the cutoff, or (complete: a duration
+ * complete event) the snapshot cut's end. */
+static int left_out(const struct fxt_vet *v, uint64_t cutoff, uint64_t stamp, int complete)
+{
+	return (cutoff && stamp > cutoff) || (v->skip_end && stamp == v->skip_end && complete);
 }
 
 size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,
@@ -152,40 +138,58 @@ size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t of
 	size_t at = 0, kept = 0;
 	uint64_t ev = 0;
 	char why[200];
-	struct fxt_record *rec = &v->rec;
 	while (!v->bad && at < words) {
-		uint64_t off = offset + at * 8;
-		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[at]);
-		if (!provider_type(type)) {
-			snprintf(why, sizeof(why), "offset %" PRIu64 ": record type %u in a buffer", off,
-				 type);
-			fxt_vet_fail(v, why);
-			break;
-		}
-		if (decode(v, p + at, words - at, off, why, sizeof(why)) != FXT_READ_RECORD) {
-			fxt_vet_fail(v, why);
-			break;
-		}
-		size_t n = (size_t)rec->words;
-		uint64_t stamp = fxt_archive_stamp(p + at, n);
-		if ((cutoff && stamp > cutoff) ||
-		    (v->skip_end && stamp == v->skip_end && rec->type == FXT_RT_EVENT &&
-		     rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)) {
-			at += n;	/* left out: never fed to the validator */
-			continue;
+		uint64_t off = offset + at * 8, stamp;
+		const struct known *k = known_slot(v, p[at]);
+		size_t n;
+		int rc, event;
+		if (k->header == p[at] && k->gen == v->gen && words - at >= 3) {
+			/* a call of a known header: only its stamps are new */
+			uint64_t start = p[at + 1], end = p[at + 2];
+			n = 3;
+			event = 1;
+			stamp = end > start ? end : start;	/* fxt_archive_stamp() */
+			if (left_out(v, cutoff, stamp, 1)) {
+				at += n;
+				continue;
+			}
+			rc = fxt_validator_add_complete(v->val, k->provider_id, k->thread, start, end,
+							offset + kept * 8);
+		} else {
+			unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[at]);
+			if (!provider_type(type)) {
+				snprintf(why, sizeof(why),
+					 "offset %" PRIu64 ": record type %u in a buffer", off, type);
+				fxt_vet_fail(v, why);
+				break;
+			}
+			struct fxt_record rec;
+			if (decode(v, p + at, words - at, off, &rec, why, sizeof(why)) !=
+			    FXT_READ_RECORD) {
+				fxt_vet_fail(v, why);
+				break;
+			}
+			n = (size_t)rec.words;
+			event = type == FXT_RT_EVENT;
+			stamp = fxt_archive_stamp(p + at, n);
+			if (left_out(v, cutoff, stamp,
+				     event && rec.u.event.event_type == FXT_ET_DURATION_COMPLETE)) {
+				at += n;	/* left out: never fed to the validator */
+				continue;
+			}
+			rec.offset = offset + kept * 8;
+			rc = fxt_validator_add(v->val, &rec);
 		}
 		if (stamp > v->last_stamp)
 			v->last_stamp = stamp;
-		rec->offset = offset + kept * 8;
-		int rc = fxt_validator_add(v->val, rec);
 		if (rc < 0) {
-			snprintf(why, sizeof(why), "offset %" PRIu64 ": %s", rec->offset,
+			snprintf(why, sizeof(why), "offset %" PRIu64 ": %s", offset + kept * 8,
 				 rc == -EBADMSG ? fxt_validator_problem(v->val)->msg
 						: "out of memory");
 			fxt_vet_fail(v, why);
 			break;
 		}
-		ev += type == FXT_RT_EVENT;
+		ev += (uint64_t)event;
 		if (kept != at)
 			memmove(p + kept, p + at, n * 8);
 		kept += n;

@@ -1,5 +1,5 @@
-/* Unit test of the manager's archive writer (launcher/out.c): appends through both buffers and
- * the writer thread land in the file in order; a patch reaches bytes still buffered, bytes the
+/* Unit test of the manager's archive writer (launcher/out.c): appends going twice round the ring
+ * of buffers and through the writer thread land in the file in order; a patch reaches bytes still buffered, bytes the
  * writer has and bytes already written; an emit larger than half a buffer comes after what was
  * appended before it; a write error is kept and returned. */
 /* SPDX-License-Identifier: MIT */
@@ -14,7 +14,7 @@
 #include "check.h"
 #include "launcher/out.h"
 
-#define WORDS (7u * FXT_OUT_BUF / 16u)	/* 3.5 buffers of 8-byte words */
+#define WORDS ((4u * FXT_OUT_BUFS + 3u) * FXT_OUT_BUF / 16u)	/* the ring twice and more, in words */
 
 static void test_order(void)
 {
