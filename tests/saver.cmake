@@ -13,3 +13,7 @@ if(TARGET fxt_manager_core)
 	fxt_unit_test(test-out unit/test-out.c LIBS fxt_manager_core)
 	set_tests_properties(test-out PROPERTIES LABELS tsan)
 endif()
+# The manager's saving ahead of a streaming provider (launcher/manager.c fxt_manager_ahead).
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-ahead unit/test-ahead.c LIBS fxt_manager_core)
+endif()
