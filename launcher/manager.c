@@ -367,12 +367,12 @@ int fxt_manager_ahead(struct fxt_manager *m, int timeout_ms)
 		save_new(m, p);
 		saved = 1;
 	}
-	if (saved)
+	if (saved) {
 		m->ahead_ms = 1;
-	else if (m->ahead_ms < AHEAD_MS_MAX)
+		return 0;	/* more may have come meanwhile */
+	}
+	if (m->ahead_ms < AHEAD_MS_MAX)
 		m->ahead_ms = m->ahead_ms ? m->ahead_ms * 2 : 1;
-	if (saved)
-		return 0;
 	return streaming && (timeout_ms < 0 || timeout_ms > m->ahead_ms) ? m->ahead_ms : timeout_ms;
 }
 
