@@ -16,4 +16,5 @@ endif()
 # The manager's saving ahead of a streaming provider (launcher/manager.c fxt_manager_ahead).
 if(TARGET fxt_manager_core)
 	fxt_unit_test(test-ahead unit/test-ahead.c LIBS fxt_manager_core)
+	set_tests_properties(test-ahead PROPERTIES LABELS tsan)	# out.c's writer thread under the manager
 endif()
