@@ -39,6 +39,7 @@ struct provider {
 	void *map;		/* read-only shared mapping, NULL until attached or once done */
 	size_t size;
 	int done;		/* finished: in the archive, buffer unmapped and deleted */
+	uint64_t taken_at_save;	/* chunks its writers had taken at its last save */
 	struct fxt_saved s;
 };
 
@@ -56,7 +57,12 @@ struct fxt_manager {
 	struct fxt_out *out;
 	int noted;		/* untraced processes said in the archive so far */
 	struct fxt_saver_clock clock;	/* saver_clock() */
+	int ahead_ms;			/* the next look for records to save ahead (ms) */
 };
+
+/* The longest wait between two looks for records to save ahead: the look backs off from 1 ms
+ * while a streaming provider writes too little to save. */
+#define AHEAD_MS_MAX 256
 
 /* The providers' clock and CLOCK_MONOTONIC now (TSC: fxt_tsc_pair(); else one read, exact). */
 static struct fxt_clock_pair clock_pair(const struct fxt_manager *m)
@@ -74,7 +80,10 @@ struct fxt_manager *fxt_manager_new(const char *dir, int out_fd, int listen_fd)
 {
 	struct fxt_manager *m = calloc(1, sizeof(*m));
 	struct fxt_out *o = malloc(sizeof(*o));
-	if (!m || !o || fxt_out_start(o, out_fd) < 0) {
+	int rc = m && o ? fxt_out_start(o, out_fd) : -ENOMEM;
+	if (m && o && rc < 0)
+		fxt_out_end(o);
+	if (rc < 0) {
 		free(m);
 		free(o);
 		return NULL;
@@ -174,14 +183,22 @@ static int attach(struct fxt_manager *m, struct provider *p)
 	return 0;
 }
 
+/* Everything new of an attached provider goes to the archive. Fails: as fxt_saver_save(). */
+static int save_new(struct fxt_manager *m, struct provider *p)
+{
+	uint64_t before = m->out->bytes;
+	p->taken_at_save = __atomic_load_n(&p->s.live->next_chunk, __ATOMIC_RELAXED);
+	int rc = fxt_saver_save(m->out, &p->s, 0, saver_clock(m));
+	m->saved += m->out->bytes - before;
+	return rc;
+}
+
 /* SAVE_BUFFER: everything new goes to the archive, then BUFFER_SAVED with the same values. */
 static void save(struct fxt_manager *m, struct provider *p, const trace_provider_packet_t *req)
 {
-	uint64_t before = m->out->bytes;
 	int rc = attach(m, p);
 	if (!rc)
-		rc = fxt_saver_save(m->out, &p->s, 0, saver_clock(m));
-	m->saved += m->out->bytes - before;
+		rc = save_new(m, p);
 	if (rc < 0 && !m->out->err)
 		return;	/* not saved: no BUFFER_SAVED; the provider stops waiting */
 	/* Saved, or the archive cannot be written any more (full disk, file size limit): the
@@ -334,11 +351,37 @@ void fxt_manager_handle(struct fxt_manager *m, const struct pollfd *fds, size_t 
 		accept_all(m);
 }
 
+int fxt_manager_ahead(struct fxt_manager *m, int timeout_ms)
+{
+	int saved = 0, streaming = 0;
+	for (size_t i = 0; i < m->np; i++) {
+		struct provider *p = &m->p[i];
+		if (!p->map || p->done || p->conn < 0 || p->s.layout.mode != FXT_BUF_STREAMING ||
+		    (p->s.vet && fxt_vet_problem(p->s.vet)))
+			continue;
+		streaming = 1;
+		uint64_t taken = __atomic_load_n(&p->s.live->next_chunk, __ATOMIC_RELAXED);
+		/* an eighth of a half: a few saves per half, each of many chunks' records */
+		if (taken - p->taken_at_save < (p->s.layout.nchunks + 15) / 16)
+			continue;
+		save_new(m, p);
+		saved = 1;
+	}
+	if (saved) {
+		m->ahead_ms = 1;
+		return 0;	/* more may have come meanwhile */
+	}
+	if (m->ahead_ms < AHEAD_MS_MAX)
+		m->ahead_ms = m->ahead_ms ? m->ahead_ms * 2 : 1;
+	return streaming && (timeout_ms < 0 || timeout_ms > m->ahead_ms) ? m->ahead_ms : timeout_ms;
+}
+
 int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms)
 {
 	struct pollfd *fds = calloc(1 + fxt_manager_nfds(m), sizeof(*fds));
 	if (!fds)
 		return -ENOMEM;
+	timeout_ms = fxt_manager_ahead(m, timeout_ms);
 	fds[0] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
 	size_t n = fxt_manager_fds(m, fds + 1);
 	int rc = poll(fds, 1 + n, timeout_ms);
@@ -542,6 +585,7 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 		rc = fxt_out_flush(o);
 	st->bytes = o->bytes;
 	rc = rc ? rc : o->err;
+	fxt_out_end(o);
 	free(o);
 	return rc;
 }
@@ -566,6 +610,7 @@ void fxt_manager_free(struct fxt_manager *m)
 		close(m->reserve);
 	free(m->pending);
 	free(m->p);
+	fxt_out_end(m->out);
 	free(m->out);
 	free(m);
 }

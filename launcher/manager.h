@@ -63,9 +63,19 @@ size_t fxt_manager_fds(const struct fxt_manager *m, struct pollfd *fds);
  * Fails: never (a bad provider is refused or closed). Not thread-safe. */
 void fxt_manager_handle(struct fxt_manager *m, const struct pollfd *fds, size_t n);
 
-/* Waits up to timeout_ms for provider traffic or for extra_fd (-1: none) to become readable,
- * and handles the traffic. Returns 1 if extra_fd is readable, 0 otherwise.
- * Fails: -errno from poll (EINTR is 0). Not thread-safe. */
+/* Saves ahead: each streaming provider whose writers took an eighth of a half of its chunks
+ * since its last save gets its new records saved now, unasked and unacknowledged, so that the
+ * SAVE_BUFFER of a full half finds little left to save and its writers wait for the
+ * acknowledgement only when the manager truly cannot keep up. Returns the poll timeout to use
+ * instead of timeout_ms (-1: none): 0 after a save (more may have come), else at most the time
+ * to the next look while a streaming provider runs (1 ms, doubled while nothing comes, up to
+ * 256 ms). Fails: never (a write error is the archive's, reported at its end). Not
+ * thread-safe. */
+int fxt_manager_ahead(struct fxt_manager *m, int timeout_ms);
+
+/* Saves ahead (fxt_manager_ahead(), which may shorten the wait), waits up to timeout_ms for
+ * provider traffic or for extra_fd (-1: none) to become readable, and handles the traffic.
+ * Returns 1 if extra_fd is readable, 0 otherwise. Fails: -errno from poll (EINTR is 0). Not thread-safe. */
 int fxt_manager_poll(struct fxt_manager *m, int extra_fd, int timeout_ms);
 
 /* Ends the archive: every provider not finished yet (and buffers found in the session that never

@@ -3,8 +3,8 @@
  * first zero or torn header, copied straight into the archive's write buffer and kept only if
  * word 0 still holds that sequence afterwards (a circular buffer may reuse it meanwhile). A
  * continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
- * are copied once, from the shared mapping into the write buffer, and vetted there (vet.h)
- * before they are committed: the provider's bytes are untrusted, the bytes checked are the
+ * are copied once, from the shared mapping into the write buffer (out.h), and vetted there
+ * (vet.h) before they are committed: the provider's bytes are untrusted, the bytes checked are the
  * bytes written. The layout comes from the header copied at attach; counters read from the
  * mapping are bounded by it. */
 /* SPDX-License-Identifier: MIT */
@@ -16,9 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "common/io.h"
 #include "common/protocol.h"
 #include "writer/archive.h"
 #include "writer/fields.h"
@@ -30,65 +28,6 @@
 
 /* Durable records are copied in pieces of at most this many words (half the write buffer). */
 #define PIECE_WORDS 32768u
-
-/* ---- the buffered archive writer ---- */
-
-int fxt_out_flush(struct fxt_out *o)
-{
-	if (!o->err && o->n)
-		o->err = fxt_write_all(o->fd, o->buf, o->n);	/* short: full disk */
-	o->n = 0;
-	return o->err;
-}
-
-static int emit(struct fxt_out *o, const void *data, size_t len)
-{
-	if (o->n + len > sizeof(o->buf) && fxt_out_flush(o))
-		return o->err;
-	o->bytes += len;
-	if (len > sizeof(o->buf) / 2)
-		return o->err = fxt_write_all(o->fd, data, len);	/* straight from the mapping */
-	memcpy(o->buf + o->n, data, len);
-	o->n += len;
-	return o->err;
-}
-
-/* Room for len bytes at the end of the write buffer (len <= half of it), or NULL (error). */
-static void *reserve(struct fxt_out *o, size_t len)
-{
-	if (o->n + len > sizeof(o->buf) && fxt_out_flush(o))
-		return NULL;
-	return o->err ? NULL : o->buf + o->n;
-}
-
-static void commit(struct fxt_out *o, size_t len)
-{
-	o->n += len;
-	o->bytes += len;
-}
-
-/* Overwrites 8 bytes at archive offset at (buffered or already written). */
-static int patch(struct fxt_out *o, uint64_t at, uint64_t value)
-{
-	uint64_t flushed = o->bytes - o->n;
-	if (at >= flushed) {
-		memcpy(o->buf + (at - flushed), &value, 8);
-		return 0;
-	}
-	if (pwrite(o->fd, &value, 8, (off_t)at) != 8)
-		return o->err = errno ? -errno : -EIO;
-	return 0;
-}
-
-int fxt_out_start(struct fxt_out *o, int fd)
-{
-	o->fd = fd;
-	o->err = 0;
-	o->n = 0;
-	o->bytes = 0;
-	uint64_t magic;
-	return emit(o, &magic, (size_t)fxt_magic_write(&magic) * 8);
-}
 
 /* ---- one provider ---- */
 
@@ -125,7 +64,7 @@ static int emit_process(struct fxt_out *o, int pid, int ppid, const char *name)
 			      .args = &parent, .nargs = 1 };
 	uint64_t rec[64];
 	int n = fxt_kobj_words(&k) <= 64 ? fxt_kobj_write(rec, &k) : -EINVAL;
-	return n < 0 ? n : emit(o, rec, (size_t)n * 8);
+	return n < 0 ? n : fxt_out_emit(o, rec, (size_t)n * 8);
 }
 
 /* Remembers the thread koids named by thread kernel object records in a valid run. */
@@ -223,7 +162,7 @@ static int prologue(struct fxt_out *o, struct fxt_saved *s, const struct fxt_sav
 	n += fxt_init_write(rec + n, pc.tps);
 	s->clock_at = o->bytes + (uint64_t)(n + FXT_CLOCK_WORDS - 4) * 8;	/* its last 4 words */
 	n += fxt_clock_write(rec + n, pc.start, pc.end);
-	return emit(o, rec, (size_t)n * 8);
+	return fxt_out_emit(o, rec, (size_t)n * 8);
 }
 
 /* Opens a run of this provider's records: the prologue once, else a section record. */
@@ -236,7 +175,7 @@ static int open_section(struct fxt_out *o, struct fxt_saved *s,
 	if (!s->init_at)
 		return prologue(o, s, clock);
 	uint64_t rec;
-	return emit(o, &rec, (size_t)fxt_provider_section_write(&rec, s->id) * 8);
+	return fxt_out_emit(o, &rec, (size_t)fxt_provider_section_write(&rec, s->id) * 8);
 }
 
 /* The committed records of [p + from, p + words) (word offsets) as the live headers say; returns
@@ -351,7 +290,7 @@ static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r
 		int reopen = r[j].from && fxt_field_get(FXT_RECORD_TYPE, first) == FXT_RT_THREAD &&
 			     fxt_record_words(first) == 3;
 		size_t len = (reopen ? 3 : 0) + r[j].end - r[j].from;
-		uint64_t *dst = reserve(o, len * 8);
+		uint64_t *dst = fxt_out_reserve(o, len * 8);
 		if (!dst)
 			return o->err ? o->err : -EIO;
 		if (reopen)
@@ -362,7 +301,7 @@ static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r
 			continue;	/* reused while read: its old records were saved before */
 		uint64_t events;
 		len = fxt_vet_records(s->vet, dst, len, o->bytes, cutoff, &events);
-		commit(o, len * 8);
+		fxt_out_commit(o, len * 8);
 		s->st.events += events;
 		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)r[j].end * 8 };
 	}
@@ -378,7 +317,7 @@ static int copy_durable(struct fxt_out *o, struct fxt_saved *s, size_t from, siz
 	const uint64_t *d = fxt_buf_durable(&s->buf);
 	while (from < end && !fxt_vet_problem(s->vet)) {
 		size_t len = end - from < PIECE_WORDS ? end - from : PIECE_WORDS;
-		uint64_t *dst = reserve(o, len * 8);
+		uint64_t *dst = fxt_out_reserve(o, len * 8);
 		if (!dst)
 			return o->err ? o->err : -EIO;
 		memcpy(dst, d + from, len * 8);
@@ -392,7 +331,7 @@ static int copy_durable(struct fxt_out *o, struct fxt_saved *s, size_t from, siz
 		uint64_t events;
 		size_t kept = fxt_vet_records(s->vet, dst, len, o->bytes, 0, &events);
 		count_threads(s, dst, kept);
-		commit(o, kept * 8);
+		fxt_out_commit(o, kept * 8);
 		from += len;
 	}
 	*done = from;
@@ -552,7 +491,7 @@ int fxt_saver_untraced(struct fxt_out *o, uint32_t id, const struct fxt_saver_cl
 	e.args = &arg;
 	e.nargs = 1;
 	n += fxt_event_write(rec + n, &e);
-	return emit(o, rec, (size_t)n * 8);
+	return fxt_out_emit(o, rec, (size_t)n * 8);
 }
 
 /* The final ticks per second and clock pairs into the provider's initialization and clock
@@ -562,9 +501,9 @@ static int patch_clock(struct fxt_out *o, const struct fxt_saved *s,
 {
 	struct provider_clock pc = clock_of(s, clock);
 	const uint64_t words[4] = { pc.start.ticks, pc.start.ns, pc.end.ticks, pc.end.ns };
-	int rc = patch(o, s->init_at, pc.tps);
+	int rc = fxt_out_patch(o, s->init_at, pc.tps);
 	for (unsigned i = 0; i < 4 && !rc; i++)
-		rc = patch(o, s->clock_at + i * 8, words[i]);
+		rc = fxt_out_patch(o, s->clock_at + i * 8, words[i]);
 	return rc;
 }
 
@@ -622,7 +561,7 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 							s->kept_from, overwritten_chunks(s));
 			n += m > 0 ? m : 0;
 		}
-		rc = emit(o, rec, (size_t)n * 8);
+		rc = fxt_out_emit(o, rec, (size_t)n * 8);
 	}
 	if (!rc && s->init_at)
 		rc = patch_clock(o, s, clock);

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "launcher/manager.h"
+#include "launcher/out.h"
 #include "launcher/vet.h"
 #include "writer/buffer.h"
 
@@ -55,21 +56,6 @@ struct fxt_saver_clock {
 	struct fxt_clock_pair now;	/* read just before the save */
 	uint64_t tps;			/* ticks per second from start to now (1e9 within 1 ms) */
 };
-
-/* The archive being written: a buffered file writer that tracks the file offset. */
-struct fxt_out {
-	int fd, err;
-	size_t n;			/* bytes in buf not yet written */
-	uint64_t bytes;			/* archive size so far (written + buffered) */
-	char buf[1 << 20];
-};
-
-/* Starts the archive in fd (empty, owned by the caller): the magic number record.
- * Fails: -errno (the first write error is kept in o->err too). */
-int fxt_out_start(struct fxt_out *o, int fd);
-
-/* Writes out what is buffered. Fails: -errno (kept). */
-int fxt_out_flush(struct fxt_out *o);
 
 /* Saves what provider s gained since its last save: a section of its new durable and chunk
  * records (none if nothing is new). cutoff: leave out events stamped after it (0: none).

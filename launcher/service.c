@@ -251,6 +251,8 @@ static int serve(struct svc *v)
 			fds[3 + v->np + i] = (struct pollfd){ .fd = v->clients[i],
 							      .events = POLLIN };
 		if (nm)
+			timeout = fxt_manager_ahead(v->trace->m, timeout);
+		if (nm)
 			n += fxt_manager_fds(v->trace->m, fds + own);
 		int rc = poll(fds, n, timeout);
 		if (rc < 0 && errno != EINTR) {

@@ -2,9 +2,11 @@
  * (launcher/saver.c): every record copied out of a provider's buffer is decoded by a STRICT
  * reader holding that provider's string and thread tables and fed to a validator holding its
  * threads' open durations and complete events, exactly what `fxt check` will apply to the
- * provider's part of the archive. A provider's records are untrusted bytes (it may scribble over
- * its own buffer): the first bad record ends its data. Works on private copies only (the bytes
- * checked are the bytes written). One vet per provider; single-threaded. */
+ * provider's part of the archive (a call whose header word was decoded before, with no string
+ * or thread record since, goes to the validator with the thread remembered and its stamps: the
+ * same result, cheaper). A provider's records are untrusted bytes (it may scribble over its own
+ * buffer): the first bad record ends its data. Works on private copies only (the bytes checked
+ * are the bytes written). One vet per provider; single-threaded. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_VET_H
 #define FXT_LAUNCHER_VET_H

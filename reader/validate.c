@@ -264,11 +264,11 @@ static inline struct vthread *thread_of(struct fxt_validator *v, uint32_t provid
  * has no nesting rule for complete events
  * (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#duration-complete-event); the
  * event is then left out of the roots, which stay pairwise disjoint. */
-static int add_complete(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
+static int add_complete(struct fxt_validator *v, struct vthread *t, uint64_t s, uint64_t e,
+			uint64_t offset)
 {
-	uint64_t s = rec->u.event.ts, e = rec->u.event.end_ts;
 	if (e < s)
-		return fail(v, rec->offset, "complete event ends (%" PRIu64 ") before it starts (%" PRIu64 ")",
+		return fail(v, offset, "complete event ends (%" PRIu64 ") before it starts (%" PRIu64 ")",
 			    e, s);
 	size_t hi = t->nroots, lo;
 	while (hi && t->roots[hi - 1].start >= e)
@@ -281,7 +281,7 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, const struct
 			continue; /* inside: a callee written before its caller */
 		if (r.start <= s && r.end >= e && hi - lo == 1)
 			return 0; /* it sits inside an earlier root */
-		return warn(v, rec->offset,
+		return warn(v, offset,
 			    "complete event [%" PRIu64 ", %" PRIu64 "] overlaps [%" PRIu64 ", %" PRIu64
 			    "] on thread %" PRIu64 " without nesting", s, e, r.start, r.end, t->tid);
 	}
@@ -458,7 +458,7 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
 		if (!(t = thread_of(v, rec->provider_id, rec->u.event.thread)))
 			return -ENOMEM;
 		if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)
-			return add_complete(v, t, rec);
+			return add_complete(v, t, rec->u.event.ts, rec->u.event.end_ts, rec->offset);
 		return add_duration(v, t, rec);
 	case FXT_ET_ASYNC_BEGIN:
 	case FXT_ET_ASYNC_INSTANT:
@@ -473,6 +473,21 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
 		/* instants and counters count their thread */
 		return thread_of(v, rec->provider_id, rec->u.event.thread) ? 0 : -ENOMEM;
 	}
+}
+
+int fxt_validator_add_complete(struct fxt_validator *v, uint32_t provider_id,
+			       struct fxt_koids thread, uint64_t start, uint64_t end,
+			       uint64_t offset)
+{
+	if (v->failed)
+		return -EBADMSG;
+	if (!v->started)	/* the magic number record must come first: fxt_validator_add says so */
+		return fxt_validator_add(v, &(struct fxt_record){ .offset = offset,
+							       .type = FXT_RT_EVENT });
+	v->sum.by_type[FXT_RT_EVENT]++;
+	v->sum.events++;
+	struct vthread *t = thread_of(v, provider_id, thread);
+	return t ? add_complete(v, t, start, end, offset) : -ENOMEM;
 }
 
 int fxt_validator_finish(struct fxt_validator *v)

@@ -8,11 +8,12 @@ if(NOT TARGET fxtauto OR NOT TARGET fxt OR NOT TARGET fxt_reader)
 endif()
 find_package(Threads REQUIRED)
 add_library(fxt_manager_core STATIC ${PROJECT_SOURCE_DIR}/launcher/manager.c
-	${PROJECT_SOURCE_DIR}/launcher/saver.c ${PROJECT_SOURCE_DIR}/launcher/vet.c
+	${PROJECT_SOURCE_DIR}/launcher/saver.c ${PROJECT_SOURCE_DIR}/launcher/out.c
+	${PROJECT_SOURCE_DIR}/launcher/vet.c
 	${PROJECT_SOURCE_DIR}/launcher/session.c ${PROJECT_SOURCE_DIR}/launcher/msg.c
 	${PROJECT_SOURCE_DIR}/launcher/accept.c)
 fxt_set_flags(fxt_manager_core)
-target_link_libraries(fxt_manager_core PUBLIC fxt_reader fxt_writer)
+target_link_libraries(fxt_manager_core PUBLIC fxt_reader fxt_writer Threads::Threads)
 add_executable(reg-driver ${CMAKE_CURRENT_SOURCE_DIR}/registry/driver.c)
 fxt_set_flags(reg-driver)
 target_link_libraries(reg-driver PRIVATE fxt_manager_core)

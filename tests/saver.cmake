@@ -3,3 +3,18 @@
 if(TARGET fxt_manager_core)
 	fxt_unit_test(test-saver unit/test-saver.c LIBS fxt_manager_core)
 endif()
+# The manager's record vetting (launcher/vet.c) where it decodes by a header it remembered.
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-vet unit/test-vet.c LIBS fxt_manager_core)
+endif()
+# The manager's archive writer (launcher/out.c): two buffers and its writer thread (also under
+# TSan).
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-out unit/test-out.c LIBS fxt_manager_core)
+	set_tests_properties(test-out PROPERTIES LABELS tsan)
+endif()
+# The manager's saving ahead of a streaming provider (launcher/manager.c fxt_manager_ahead).
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-ahead unit/test-ahead.c LIBS fxt_manager_core)
+	set_tests_properties(test-ahead PROPERTIES LABELS tsan)	# out.c's writer thread under the manager
+endif()

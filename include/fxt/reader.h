@@ -281,6 +281,13 @@ void fxt_validator_free(struct fxt_validator *v);
  * fxt_validator_problem(); later calls return -EBADMSG at once), or -ENOMEM. */
 int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec);
 
+/* fxt_validator_add() of a duration complete event of provider_id on thread, from start to
+ * end, at archive offset `offset`, without arguments: the same checks and counts, without a
+ * decoded record to build. Same returns. */
+int fxt_validator_add_complete(struct fxt_validator *v, uint32_t provider_id,
+			       struct fxt_koids thread, uint64_t start, uint64_t end,
+			       uint64_t offset);
+
 /* The end-of-archive rules (no open duration, async or flow). Same returns. */
 int fxt_validator_finish(struct fxt_validator *v);
 

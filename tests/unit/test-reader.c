@@ -764,6 +764,10 @@ static void test_files(void)
 static uint64_t last_warnings;
 static struct fxt_read_error last_warning;
 
+/* 1: validate() gives duration complete events without arguments to
+ * fxt_validator_add_complete() (the vetting's way) instead of fxt_validator_add(). */
+static int by_complete;
+
 static int validate(const uint64_t *w, size_t bytes, uint64_t *off, char *msg)
 {
 	struct fxt_reader *r;
@@ -773,7 +777,12 @@ static int validate(const uint64_t *w, size_t bytes, uint64_t *off, char *msg)
 	if (fxt_reader_open_mem(&r, w, bytes, FXT_READER_STRICT) < 0 || fxt_validator_new(&v) < 0)
 		return 99;
 	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD && !err)
-		err = fxt_validator_add(v, &rec);
+		err = by_complete && rec.type == FXT_RT_EVENT && !rec.nargs &&
+				      rec.u.event.event_type == FXT_ET_DURATION_COMPLETE
+			      ? fxt_validator_add_complete(v, rec.provider_id, rec.u.event.thread,
+							   rec.u.event.ts, rec.u.event.end_ts,
+							   rec.offset)
+			      : fxt_validator_add(v, &rec);
 	if (!err)
 		err = fxt_validator_finish(v);
 	*off = fxt_validator_problem(v)->offset;
@@ -870,6 +879,54 @@ static void test_validator(void)
 	   "the summary counts records by type, events, providers, threads and strings");
 	fxt_validator_free(v);
 	fxt_reader_close(r);
+}
+
+/* fxt_validator_add_complete() judges complete events as fxt_validator_add() does: the same
+ * verdict, problem, warnings and offsets over the complete-event cases above. */
+static void test_validator_complete(void)
+{
+	static const uint64_t nested[] = { PROLOGUE, CPL(2, 3), CPL(4, 5), CPL(1, 6), CPL(6, 6),
+					   CPL(7, 9), CPL(0, 10) };
+	static const uint64_t overlap[] = { PROLOGUE, CPL(2, 5), CPL(4, 8) };
+	static const uint64_t outer_first[] = { PROLOGUE, CPL(0, 10), CPL(2, 3), CPL(4, 12) };
+	static const uint64_t overlap_then_bad[] = { PROLOGUE, CPL(2, 5), CPL(4, 8), CPL(3, 4),
+						     CPL(9, 7) };
+	static const uint64_t backwards[] = { PROLOGUE, CPL(5, 4) };
+	const struct {
+		const uint64_t *w;
+		size_t bytes;
+		const char *what;
+	} cases[] = { { nested, sizeof(nested), "nested" }, { overlap, sizeof(overlap), "overlap" },
+		      { outer_first, sizeof(outer_first), "outer first" },
+		      { overlap_then_bad, sizeof(overlap_then_bad), "overlap, then ending early" },
+		      { backwards, sizeof(backwards), "ending before it starts" }
+		    };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t off[2];
+		char msg[2][160];
+		int rc[2];
+		uint64_t warnings[2];
+		struct fxt_read_error warning[2];
+		for (int way = 0; way < 2; way++) {
+			by_complete = way;
+			rc[way] = validate(cases[i].w, cases[i].bytes, &off[way], msg[way]);
+			warnings[way] = last_warnings;
+			warning[way] = last_warning;
+		}
+		by_complete = 0;
+		ok(rc[0] == rc[1] && off[0] == off[1] && !strcmp(msg[0], msg[1]) &&
+			   warnings[0] == warnings[1] && warning[0].offset == warning[1].offset &&
+			   !strcmp(warning[0].msg, warning[1].msg),
+		   "complete events %s: fxt_validator_add_complete judges as fxt_validator_add (%d %s)",
+		   cases[i].what, rc[1], rc[1] ? msg[1] : warning[1].msg);
+	}
+	struct fxt_validator *v;
+	int rc = fxt_validator_new(&v) < 0 ? 99
+		 : fxt_validator_add_complete(v, 1, (struct fxt_koids){ 1, 2 }, 1, 2, 0);
+	ok(rc == -EBADMSG && strstr(fxt_validator_problem(v)->msg, "magic"),
+	   "a complete event before the magic number record is refused (%s)",
+	   fxt_validator_problem(v)->msg);
+	fxt_validator_free(v);
 }
 
 /* ---- canonical text ---- */
@@ -1058,6 +1115,7 @@ int main(void)
 	test_clock();
 	test_files();
 	test_validator();
+	test_validator_complete();
 	test_validator_growth();
 	test_shared_bounds();
 	test_print();

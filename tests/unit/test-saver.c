@@ -50,7 +50,7 @@ static void test_hole(void)
 	__atomic_store_n(&b.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
 
 	struct fxt_saved s = { .pid = (int)PID, .ppid = 1, .id = 1, .live = b.hdr };
-	struct fxt_out *o = malloc(sizeof(*o));
+	struct fxt_out *o = calloc(1, sizeof(*o));	/* not started: no writer to end */
 	FILE *f = tmpfile();
 	int rc = -1;
 	if (o && f && fxt_buf_attach_copy(&s.buf, mem, SIZE, &s.layout) == 0 &&
@@ -68,6 +68,8 @@ static void test_hole(void)
 	fxt_vet_free(s.vet);
 	free(s.chunks);
 	free(s.koids);
+	if (o)
+		fxt_out_end(o);
 	free(o);
 	free(mem);
 }
@@ -80,7 +82,7 @@ static void clock_saved(uint32_t state, const struct fxt_saver_clock *c, struct 
 	void *mem = aligned_alloc(4096, SIZE);
 	struct fxt_buf b;
 	struct fxt_saved s = { .pid = (int)PID, .ppid = 1, .id = 1 };
-	struct fxt_out *o = malloc(sizeof(*o));
+	struct fxt_out *o = calloc(1, sizeof(*o));	/* not started: no writer to end */
 	FILE *f = tmpfile();
 	int rc = -1;
 	memset(got, 0, sizeof(*got));
@@ -118,6 +120,8 @@ static void clock_saved(uint32_t state, const struct fxt_saver_clock *c, struct 
 	fxt_vet_free(s.vet);
 	free(s.chunks);
 	free(s.koids);
+	if (o)
+		fxt_out_end(o);
 	free(o);
 	free(mem);
 }
