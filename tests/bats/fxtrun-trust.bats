@@ -4,6 +4,7 @@
 # (tests/record.cmake): FXT, FXTRUN, RPROGS (tests/progs/r-*).
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
+load recording
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -20,11 +21,6 @@ teardown() {
 		kill -KILL "$fxtrun_pid" 2>/dev/null || true
 	fi
 	true
-}
-
-# calls ARCHIVE FUNCTION: duration complete events named FUNCTION, over all providers.
-calls() {
-	"$FXT" dump "$1" | grep -c "^[0-9a-f]* complete .* name=\"$2\" " || true
 }
 
 # scribbled MODE: r-scribble MODE under fxtrun; its healthy child keeps every call, the archive
@@ -76,7 +72,7 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$output" = "forger got 0 bytes" ]
 	[[ "$stderr" == *"1 connection refused (STARTED for another process)"* ]]
-	[[ "$stderr" == *"no records dropped"* ]]
+	no_call_dropped "$stderr"
 	"$FXT" check -q f.fxt
 	[ "$(calls f.fxt work)" -eq 40000 ]
 }

@@ -4,16 +4,12 @@
 # ctest (tests/record.cmake): FXT, FXTRUN, FXTAUTO, FXT_CALLS, RPROGS (tests/progs/r-*), PROGS (s-*).
 # SPDX-License-Identifier: MIT
 bats_require_minimum_version 1.5.0
+load recording
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
 	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
 	mkdir -p "$TMPDIR"
-}
-
-# calls ARCHIVE FUNCTION: duration complete events named FUNCTION, over all providers.
-calls() {
-	"$FXT" dump "$1" | grep -c "^[0-9a-f]* complete .* name=\"$2\" " || true
 }
 
 # providers ARCHIVE: "NAME KOID PARENT CALLS" per provider, in order of first appearance (CALLS =
@@ -276,7 +272,7 @@ wait_line() {
 	[[ "$stderr" == *"DROPPED"* ]]
 	run --separate-stderr "$FXTRUN" --mode oneshot --buffer-size 64M -o b64.fxt \
 		"$RPROGS/r-phases" 200000
-	[[ "$stderr" == *"no records dropped"* ]]
+	no_call_dropped "$stderr"
 	[ "$(calls b64.fxt early)" -eq 200000 ]
 }
 
