@@ -181,7 +181,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
 /* Rows get their on-CPU time from o (finished; owned by the caller, alive until
  * fxt_prof_finish()): self times become on-CPU self times, and each thread's time off CPU
  * becomes rows "[preempted]" and "[blocked]" of kind FUNC. Call before pass 2. Fails: never. */
-void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o);
+void fxt_prof_set_oncpu(struct fxt_prof *p, struct fxt_oncpu *o);
 void fxt_prof_free(struct fxt_prof *p);
 /* A call that ended (complete event). object labels lock waits. Fails: -ENOMEM, -EINVAL for
  * a kind out of range. */
@@ -237,8 +237,9 @@ uint64_t fxt_oncpu_switches(const struct fxt_oncpu *o);
  * switches, rebuilds the threads that got some. Fails: -ENOMEM. */
 int fxt_oncpu_finish(struct fxt_oncpu *o);
 /* On-CPU ns of thread tid within [start, end] (ns), from the switches given before the last
- * fxt_oncpu_finish(); end - start for a thread without any then. Fails: never. */
-uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
+ * fxt_oncpu_finish(); end - start for a thread without any then. Not const: o keeps where it
+ * looked last. Fails: never. */
+uint64_t fxt_oncpu_time(struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
 /* The FXT thread state of a thread switched out while it could still run (preempted). */
 #define FXT_THREAD_STATE_RUNNING 1u
 /* A thread's off-CPU time: [0] preempted, [1] blocked (or any other state). */

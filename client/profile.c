@@ -59,6 +59,8 @@ struct fam {
 				 * time (a signal handler's level writes a chunk of its own while
 				 * level 0's is open; a call written late in another run) */
 	uint32_t *by_seq;	/* pass 2: seq -> skeleton index */
+	uint32_t hint;		/* pass 2: skeleton_find()'s last place: the spans of a run
+				 * mostly lie between the same two cross spans' starts */
 	uint32_t seq;		/* cross spans met so far in this pass */
 	struct open *open;
 	uint32_t nopen, copen;
@@ -83,6 +85,7 @@ struct rcache {
 struct anc {
 	uint32_t i;	 /* run index */
 	uint32_t node;
+	uint64_t on;	 /* its on-CPU time */
 	uint64_t callees, callees_on;
 };
 
@@ -116,7 +119,7 @@ struct fxt_prof {
 	uint64_t unclosed, cross_total;
 	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
-	const struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
+	struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
 };
 
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
@@ -144,7 +147,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	return 0;
 }
 
-void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o)
+void fxt_prof_set_oncpu(struct fxt_prof *p, struct fxt_oncpu *o)
 {
 	p->oncpu = o;
 }
@@ -235,20 +238,20 @@ static struct fxt_prof_row *row_get(struct fxt_prof *p, unsigned k, uint64_t pid
 }
 
 /* On-CPU ns of thread t in [start, end]: all of it without switch records. */
-static uint64_t on_cpu(const struct fxt_prof *p, const struct thr *t, uint64_t start,
-		       uint64_t end)
+static uint64_t on_cpu(struct fxt_prof *p, const struct thr *t, uint64_t start, uint64_t end)
 {
 	return p->oncpu ? fxt_oncpu_time(p->oncpu, t->key.b, start, end) : end - start;
 }
 
-/* Counts one call of kind k into its row when it lies in the window. callees: time in its
- * recorded callees, callees_on: of that, on CPU. Self time is on-CPU time: the call's own
- * on-CPU time less its callees' (equal to wall self time without switch records). Returns 0
- * or -ENOMEM. */
+/* Counts one call of kind k into its row when it lies in the window. on: its on-CPU time
+ * (on_cpu()), callees: time in its recorded callees, callees_on: of that, on CPU. Self time is
+ * on-CPU time: the call's own on-CPU time less its callees' (equal to wall self time without
+ * switch records). Returns 0 or -ENOMEM. */
 static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt_sv name,
-		 uint64_t start, uint64_t end, uint64_t callees, uint64_t callees_on, uint32_t node)
+		 uint64_t start, uint64_t end, uint64_t on, uint64_t callees, uint64_t callees_on,
+		 uint32_t node)
 {
-	uint64_t dur = end - start, on = on_cpu(p, t, start, end);
+	uint64_t dur = end - start;
 	uint64_t self = p->oncpu ? (callees_on < on ? on - callees_on : 0)
 				 : (callees < dur ? dur - callees : 0);
 	struct fxt_prof_row *r;
@@ -377,10 +380,14 @@ static int skeleton_build(struct fxt_prof *p, struct thr *t, int f)
 }
 
 /* The innermost cross span of fm enclosing [start, end]: index + 1, 0 when none. */
-static uint32_t skeleton_find(const struct fam *fm, uint64_t start, uint64_t end)
+static uint32_t skeleton_find(struct fam *fm, uint64_t start, uint64_t end)
 {
-	uint32_t lo = 0, hi = fm->nx, j;
+	uint32_t lo = fm->hint, hi = fm->nx, j;
 
+	if (lo > hi || (lo && fm->x[lo - 1].start > start) || (lo < hi && fm->x[lo].start <= start))
+		lo = 0;	/* not the hint's place: a binary search */
+	else
+		hi = lo;
 	while (lo < hi) { /* first index with start > start */
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (fm->x[mid].start <= start)
@@ -388,6 +395,7 @@ static uint32_t skeleton_find(const struct fam *fm, uint64_t start, uint64_t end
 		else
 			hi = mid;
 	}
+	fm->hint = lo;
 	for (j = lo; j && fm->x[j - 1].end < end; j = fm->x[j - 1].parent)
 		;
 	return j;
@@ -451,7 +459,7 @@ static int pop(struct fxt_prof *p, struct thr *t)
 
 	if (s->cross)
 		return 0; /* counted at the end: callees in other runs may follow */
-	return count(p, t, s->kind, s->name, s->start, s->end, a->callees, a->callees_on,
+	return count(p, t, s->kind, s->name, s->start, s->end, a->on, a->callees, a->callees_on,
 		     a->node);
 }
 
@@ -507,7 +515,7 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 			node = fm->x[s->cross - 1].node;
 		else if (p->o.tree && (!up || !(node = node_child(p, up, s->kind, s->name))))
 			return -ENOMEM;
-		p->stack[p->nstack++] = (struct anc){ i, node, 0, 0 };
+		p->stack[p->nstack++] = (struct anc){ i, node, on, 0, 0 };
 	}
 	while (p->nstack)
 		if (pop(p, t) < 0)
@@ -741,7 +749,8 @@ int fxt_prof_finish(struct fxt_prof *p)
 			fm->nopen = 0;
 			for (uint32_t j = 0; j < fm->nx; j++) {
 				struct cross *c = &fm->x[j];
-				if (count(p, t, c->kind, c->name, c->start, c->end, c->callees,
+				if (count(p, t, c->kind, c->name, c->start, c->end,
+					  on_cpu(p, t, c->start, c->end), c->callees,
 					  c->callees_on, c->node) < 0)
 					return -ENOMEM;
 			}

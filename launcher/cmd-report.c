@@ -204,6 +204,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	enum fxt_prof_kind k = FXT_PK_FUNC;
 	struct fxt_sv obj = { "", 0 };
 	unsigned et;
+	uint64_t ts;
 
 	switch (rec->type) {
 	case FXT_RT_EVENT:
@@ -229,8 +230,9 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
-	if (!rp->pass2)
-		fxt_trace_start_note(&rp->start_ns, r, rec);
+	ts = fxt_client_ns(r, rec->u.event.ts);	/* once: the conversion divides */
+	if (!rp->pass2 && ts < rp->start_ns)
+		rp->start_ns = ts;	/* the trace start, as fxt_trace_start_note() finds it */
 	if (et == FXT_ET_INSTANT && !rp->pass2)
 		return note_loss(rp, r, rec);
 	if (!fxt_sel_thread(&rp->sel, th->pid, th->tid))
@@ -253,15 +255,12 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
-		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				     fxt_client_ns(r, rec->u.event.ts),
+		return fxt_prof_span(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj, ts,
 				     fxt_client_ns(r, rec->u.event.end_ts));
 	case FXT_ET_DURATION_BEGIN:
-		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				      fxt_client_ns(r, rec->u.event.ts));
+		return fxt_prof_begin(rp->prof, k, th->pid, th->tid, rec->u.event.name, obj, ts);
 	default:
-		return fxt_prof_end(rp->prof, k, th->pid, th->tid,
-				    fxt_client_ns(r, rec->u.event.ts));
+		return fxt_prof_end(rp->prof, k, th->pid, th->tid, ts);
 	}
 }
 
