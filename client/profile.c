@@ -69,6 +69,7 @@ struct fam {
 
 struct thr {
 	struct ckey key; /* a = pid, b = tid */
+	uint32_t index;	 /* its index + 1 in thrs (entries move as the table grows) */
 	struct fam f[FAM_COUNT];
 };
 
@@ -216,6 +217,8 @@ static struct thr *thr_get(struct fxt_prof *p, uint64_t pid, uint64_t tid)
 		return p->last;
 	i = ctab_get(&p->thrs, &k, 1);
 	p->last = i < 0 ? NULL : ctab_at(&p->thrs, (uint32_t)i);
+	if (p->last)
+		p->last->index = (uint32_t)i + 1;
 	return p->last;
 }
 
@@ -578,7 +581,7 @@ static int add_span(struct fxt_prof *p, struct thr *t, unsigned k, struct fxt_sv
 		    uint64_t start, uint64_t end)
 {
 	int f = fam_of(k);
-	uint32_t ti = (uint32_t)(((unsigned char *)t - p->thrs.ents) / p->thrs.esize) + 1;
+	uint32_t ti = t->index;
 
 	if ((p->run_thr != ti || p->run_fam != f || p->nrun == RUN_CAP) && run_close(p) < 0)
 		return -ENOMEM;

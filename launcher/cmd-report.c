@@ -42,6 +42,8 @@ struct report {
 	int tree, threads, edges;
 	struct fxt_oncpu *oncpu;	/* context switches (pass 1), or NULL */
 	int pass2;
+	struct fxt_sv last_cat;		/* the category of the last duration event */
+	enum fxt_prof_kind last_kind;	/* and its kind (an indexed category is one view) */
 };
 
 struct named {
@@ -240,18 +242,24 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
 		return 0;
 	rp->matched++;
-	if (is_cat(rec->u.event.category, "lock")) {
+	if (rec->u.event.category.s == rp->last_cat.s &&
+	    rec->u.event.category.len == rp->last_cat.len)
+		k = rp->last_kind;
+	else if (is_cat(rec->u.event.category, "lock"))
 		k = FXT_PK_LOCK;
+	else if (is_cat(rec->u.event.category, "sample"))
+		k = FXT_PK_SAMPLE;
+	else if (is_cat(rec->u.event.category, "fxtauto"))
+		k = FXT_PK_STALL;
+	else if (is_cat(rec->u.event.category, "pthread"))
+		k = FXT_PK_THREAD;
+	rp->last_cat = rec->u.event.category;
+	rp->last_kind = k;
+	if (k == FXT_PK_LOCK) {
 		obj = lock_label(rp, rec);
 		if (is_cat(rec->u.event.name, "join") && et != FXT_ET_DURATION_END &&
 		    join_label(rp, rec, &obj) < 0)
 			return -ENOMEM;
-	} else if (is_cat(rec->u.event.category, "sample")) {
-		k = FXT_PK_SAMPLE;
-	} else if (is_cat(rec->u.event.category, "fxtauto")) {
-		k = FXT_PK_STALL;
-	} else if (is_cat(rec->u.event.category, "pthread")) {
-		k = FXT_PK_THREAD;
 	}
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
