@@ -208,6 +208,8 @@ uint64_t fxt_oncpu_time(struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint6
 	}
 	if (!t || !t->iv || end < start)	/* no switches, or none built yet */
 		return end >= start ? end - start : 0;
+	if (t->hint && t->iv[t->hint - 1].ts <= start && end <= t->iv[t->hint - 1].in)
+		return end - start;	/* inside the interval of the last answer */
 	return upto(t, end) - upto(t, start);
 }
 

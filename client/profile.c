@@ -466,14 +466,21 @@ static int pop(struct fxt_prof *p, struct thr *t)
 		     a->node);
 }
 
-static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
+/* Links the run's cross spans to the skeleton: pass 1 numbered them in the order written,
+ * so this comes before the run is sorted. */
+static void mark_cross(struct fxt_prof *p, struct fam *fm)
 {
-	struct fam *fm = &t->f[f];
 	uint64_t first = run_first_end(p);
 
 	for (uint32_t i = 0; i < p->nrun; i++)
 		if ((p->run[i].start <= first || fm->all_cross) && fm->seq < fm->nx)
 			p->run[i].cross = fm->by_seq[fm->seq++] + 1;
+}
+
+static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
+{
+	struct fam *fm = &t->f[f];
+
 	if (p->cstack < p->nrun) {
 		struct anc *ns = realloc(p->stack, p->nrun * sizeof(*ns));
 		if (!ns)
@@ -537,11 +544,11 @@ static int ends_before(const struct span *a, const struct span *b)
 	return a->at < b->at;
 }
 
-/* Puts the run in the order of its ends: nesting comes from time, not from the order records
- * were written (a tracer stall is written into the new chunk before the event of the call
- * whose exit took it, yet ends after it). Insertion sort: a run is almost always in order
- * already, and one pass is then all it costs. Ties keep the written order, so both passes
- * order a run alike. */
+/* Puts the run in the order of its ends for pass 2's walk: nesting comes from time, not from
+ * the order records were written (a tracer stall is written into the new chunk before the
+ * event of the call whose exit took it, yet ends after it). Insertion sort: a run is almost
+ * always in order already, and one pass is then all it costs. Ties keep the written order.
+ * Pass 1 needs no order (a run's first end, and its cross spans numbered as written). */
 static void run_sort(struct fxt_prof *p)
 {
 	for (uint32_t i = 1; i < p->nrun; i++) {
@@ -561,9 +568,14 @@ static int run_close(struct fxt_prof *p)
 	int rc = 0;
 
 	if (p->nrun && p->run_thr) {
-		run_sort(p);
 		struct thr *t = ctab_at(&p->thrs, p->run_thr - 1);
-		rc = p->pass == 1 ? pass1_run(p, t, p->run_fam) : pass2_run(p, t, p->run_fam);
+		if (p->pass == 1) {
+			rc = pass1_run(p, t, p->run_fam);
+		} else {
+			mark_cross(p, &t->f[p->run_fam]);
+			run_sort(p);
+			rc = pass2_run(p, t, p->run_fam);
+		}
 	}
 	p->nrun = 0;
 	p->run_thr = 0;
