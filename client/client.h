@@ -142,6 +142,8 @@ enum fxt_prof_kind {
 struct fxt_prof_opts {
 	int per_thread;		/* rows and trees per thread instead of per process */
 	int tree;		/* build the call tree too */
+	int edges;		/* with tree: collapse it to caller->callee pairs (its nodes are
+				 * one per pair, not one per call path): see fxt_prof_callers() */
 	uint64_t from_ns, to_ns; /* count calls with from <= start and end <= to (absolute ns) */
 };
 
@@ -158,6 +160,8 @@ struct fxt_prof_node {
 	unsigned kind;		/* enum fxt_prof_kind: FUNC, LOCK, STALL, THREAD or SAMPLE */
 	uint64_t calls, total, self;
 	uint32_t child, sibling; /* node indexes + 1, 0 = none */
+	uint32_t caller;	/* edges: index + 1 of the node of this function as a caller,
+				 * where its callees hang (fxt_prof_callers()); else 0 */
 };
 
 /* A tree root: one per process (or thread with per_thread). */
@@ -214,6 +218,11 @@ uint64_t fxt_prof_unclosed(const struct fxt_prof *p);
 uint64_t fxt_prof_cross(const struct fxt_prof *p);
 /* Tree roots (kind FUNC or SAMPLE) and node access. */
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
+/* With opts edges: one node per function name as a caller (key.s the name, node its index + 1),
+ * never counted: its children are its callees, each counting the calls of that pair, and the
+ * spans that are not functions (lock waits, stalls, thread spans) with their own callees below
+ * them. A root's children are the calls no recorded call encloses. */
+struct fxt_prof_root *fxt_prof_callers(struct fxt_prof *p, size_t *n);
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);
 
 enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG,

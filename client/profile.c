@@ -6,7 +6,8 @@
  * run's earliest end (the chain of frames open there, at most the stack depth per run): pass 1
  * keeps just those "cross" spans per thread, sorted into a skeleton tree; in pass 2 a span
  * with no parent in its run finds it in the skeleton. So runs may come in any order, and memory
- * is a run (RUN_CAP spans), its stack, the skeleton, rows and distinct tree paths. */
+ * is a run (RUN_CAP spans), its stack, the skeleton, rows and distinct tree paths (with edges,
+ * distinct caller->callee pairs: a function's callees hang under one node of it). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -108,6 +109,7 @@ struct fxt_prof {
 	struct ctab rows[FXT_PK_COUNT];
 	struct ctab roots[FXT_PK_COUNT];
 	struct ctab thrs, children;
+	struct ctab callers;	/* edges: name -> struct fxt_prof_root of its caller node */
 	struct thr *last;
 	struct span run[RUN_CAP];
 	uint32_t nrun;
@@ -140,6 +142,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	}
 	err |= ctab_init(&p->thrs, sizeof(struct thr));
 	err |= ctab_init(&p->children, sizeof(struct child));
+	err |= ctab_init(&p->callers, sizeof(struct fxt_prof_root));
 	if (err) {
 		fxt_prof_free(p);
 		return -ENOMEM;
@@ -172,6 +175,7 @@ void fxt_prof_free(struct fxt_prof *p)
 	}
 	ctab_free(&p->thrs);
 	ctab_free(&p->children);
+	ctab_free(&p->callers);
 	while (p->pool) {
 		struct pool *n = p->pool->next;
 		free(p->pool);
@@ -296,19 +300,43 @@ static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name, unsigned kind)
 	return ++p->nnodes;
 }
 
-/* The child of parent for (kind, name), made on first use. Returns its index + 1, 0 on ENOMEM. */
-static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, struct fxt_sv name)
+/* Edges: the node of function name as a caller, made on first use (name's view lives as long
+ * as p: a tree node's). Returns its index + 1, 0 on ENOMEM. */
+static uint32_t caller_node(struct fxt_prof *p, struct fxt_sv name)
 {
-	struct ckey k = { parent, kind, name };
-	int64_t i = ctab_get(&p->children, &k, 1);
-	struct child *c;
+	struct ckey k = { 0, 0, name };
+	int64_t i = ctab_get(&p->callers, &k, 1);
+	struct fxt_prof_root *c;
 
 	if (i < 0)
 		return 0;
+	c = ctab_at(&p->callers, (uint32_t)i);
+	if (!c->node)
+		c->node = node_new(p, name, FXT_PK_FUNC);
+	return c->node;
+}
+
+/* The child of parent for (kind, name), made on first use; with edges, a function's callees
+ * are children of its caller node, whatever the path to it. Returns its index + 1, 0 on
+ * ENOMEM. */
+static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, struct fxt_sv name)
+{
+	struct ckey k = { p->nodes[parent - 1].caller ? p->nodes[parent - 1].caller : parent, kind,
+			  name };
+	int64_t i;
+	struct child *c;
+
+	parent = (uint32_t)k.a;
+	if ((i = ctab_get(&p->children, &k, 1)) < 0)
+		return 0;
 	c = ctab_at(&p->children, (uint32_t)i);
 	if (!c->node) {
+		uint32_t caller = 0;
+		if (p->o.edges && kind == FXT_PK_FUNC && !(caller = caller_node(p, name)))
+			return 0;
 		if (!(c->node = node_new(p, name, kind)))
 			return 0;
+		p->nodes[c->node - 1].caller = caller;
 		p->nodes[c->node - 1].sibling = p->nodes[parent - 1].child;
 		p->nodes[parent - 1].child = c->node;
 	}
@@ -795,6 +823,12 @@ struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, s
 {
 	*n = p->roots[k].n;
 	return ctab_at(&p->roots[k], 0);
+}
+
+struct fxt_prof_root *fxt_prof_callers(struct fxt_prof *p, size_t *n)
+{
+	*n = p->callers.n;
+	return ctab_at(&p->callers, 0);
 }
 
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1)

@@ -17,6 +17,9 @@ if(NOT TARGET fxt)
 endif()
 set(client_env FXT=$<TARGET_FILE:fxt> GEN=$<TARGET_FILE:gen-client-archive>
 	CLIENT_TESTS=${CMAKE_CURRENT_SOURCE_DIR}/client)
+if(TARGET gen-archive)	# bench/gen-archive writes the archives of the bounded-memory tests
+	list(APPEND client_env GEN_ARCHIVE=$<TARGET_FILE:gen-archive>)
+endif()
 if(BATS)
 	foreach(cmd report json stats)
 		add_test(NAME fxt-${cmd}-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
@@ -51,12 +54,8 @@ if(TARGET fxtauto AND TARGET c-demo AND TARGET cpp-demo)
 	# fxt replay on archives traced from c-demo and tests/progs (api.cmake, locks.cmake,
 	# sched.cmake build them; generator expressions need no order)
 	if(BATS)
-		set(replay_big "")	# bench/gen-archive writes the archive of the memory test
-		if(TARGET gen-archive)
-			set(replay_big GEN_ARCHIVE=$<TARGET_FILE:gen-archive>)
-		endif()
 		add_test(NAME fxt-replay-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}
-			${replay_big} FXTAUTO=$<TARGET_FILE:fxtauto> C_DEMO=$<TARGET_FILE:c-demo>
+			FXTAUTO=$<TARGET_FILE:fxtauto> C_DEMO=$<TARGET_FILE:c-demo>
 			API_ALL=$<TARGET_FILE:api-all> API_MIXED=$<TARGET_FILE:api-mixed>
 			K_LOG=$<TARGET_FILE:k-log> C_SCHED=$<TARGET_FILE:c-sched>
 			${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxt-replay.bats)
