@@ -158,10 +158,10 @@ struct fxt_prof_row {
 struct fxt_prof_node {
 	struct fxt_sv name;
 	unsigned kind;		/* enum fxt_prof_kind: FUNC, LOCK, STALL, THREAD or SAMPLE */
-	uint64_t calls, total, self;
-	uint32_t child, sibling; /* node indexes + 1, 0 = none */
 	uint32_t caller;	/* edges: index + 1 of the node of this function as a caller,
 				 * where its callees hang (fxt_prof_callers()); else 0 */
+	uint64_t calls, total, self;
+	uint32_t child, sibling; /* node indexes + 1, 0 = none */
 };
 
 /* A tree root: one per process (or thread with per_thread). */

@@ -97,6 +97,13 @@ struct child {
 	uint32_t node;
 };
 
+/* Direct-mapped cache in front of it, by the name's address (indexed names share one). */
+#define NCACHE_SIZE 4096
+struct ncache {
+	const char *s;
+	uint32_t len, parent, kind, node;
+};
+
 struct pool {
 	struct pool *next;
 	size_t used, cap;
@@ -122,6 +129,7 @@ struct fxt_prof {
 	uint64_t unclosed, cross_total;
 	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
+	struct ncache nc[NCACHE_SIZE];
 	struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
 };
 
@@ -323,10 +331,15 @@ static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, s
 {
 	struct ckey k = { p->nodes[parent - 1].caller ? p->nodes[parent - 1].caller : parent, kind,
 			  name };
+	uintptr_t h = ((uintptr_t)name.s >> 3) ^ ((uintptr_t)k.a * 0x9e3779b1u) ^ kind;
+	struct ncache *hit = &p->nc[(h ^ (h >> 12)) & (NCACHE_SIZE - 1)];
 	int64_t i;
 	struct child *c;
 
 	parent = (uint32_t)k.a;
+	if (hit->s == name.s && hit->len == name.len && hit->parent == parent && hit->kind == kind &&
+	    hit->node)
+		return hit->node;
 	if ((i = ctab_get(&p->children, &k, 1)) < 0)
 		return 0;
 	c = ctab_at(&p->children, (uint32_t)i);
@@ -340,6 +353,7 @@ static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, s
 		p->nodes[c->node - 1].sibling = p->nodes[parent - 1].child;
 		p->nodes[parent - 1].child = c->node;
 	}
+	*hit = (struct ncache){ name.s, name.len, parent, kind, c->node };
 	return c->node;
 }
 
