@@ -27,7 +27,8 @@ read -r -a archives <<<"${ARCHIVES:-gen calls-work}"
 IFS=, read -r -a cmds <<<"${CMDS:-check --quiet,stats,report,report --tree,report --edges,json,replay}"
 read -r -a ucmds <<<"${UFTRACE_CMDS-report graph}"
 for f in "$fxt" "$gen" "$work" "$lib" /usr/bin/time; do
-	[ -e "$f" ] || { echo "bench/reader: $f missing (build fxt, fxtauto, gen-archive, calls-work)" >&2; exit 2; }
+	[ -e "$f" ] ||
+		{ echo "bench/reader: $f missing (build fxt, fxtauto, gen-archive, calls-work)" >&2; exit 2; }
 done
 [ "$runs" -ge 1 ] 2>/dev/null || { echo "bench/reader: RUNS must be a positive number" >&2; exit 2; }
 command -v uftrace >/dev/null || ucmds=()
@@ -53,6 +54,7 @@ measure() {
 		      printf "  %-22s %8.2f %8.2f %9.0f %9.0f %9.1f\n", label, wall, best,
 			  (wall > 0 ? mb / wall : 0), (best > 0 ? mb / best : 0), rss / 1024 }' "$tmp/times"
 }
+mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1e6 }'; }
 header() {
 	echo "$1"
 	printf '  %-22s %8s %8s %9s %9s %9s\n' command "wall s" "cpu s" "MB/s" "MB/s cpu" "RSS MB"
@@ -71,7 +73,7 @@ for a in "${archives[@]}"; do
 	esac
 	bytes=$(stat -c %s "$tmp/a.fxt")
 	cat "$tmp/a.fxt" >/dev/null # page cache warm for every run
-	header "$what: $(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB, best of $runs"
+	header "$what: $(mb "$bytes") MB, best of $runs"
 	for c in "${cmds[@]}"; do
 		read -r -a argv <<<"$c"
 		measure "fxt $c" "$bytes" "$fxt" "${argv[@]}" "$tmp/a.fxt"
@@ -82,7 +84,7 @@ for a in "${archives[@]}"; do
 			>/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 		ubytes=$(du -sb "$tmp/u.data" | cut -f1)
 		cat "$tmp"/u.data/* >/dev/null
-		header "the same run under uftrace record: $(awk -v b="$ubytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB, best of $runs"
+		header "the same run under uftrace record: $(mb "$ubytes") MB, best of $runs"
 		for c in "${ucmds[@]}"; do
 			measure "uftrace $c" "$ubytes" uftrace "$c" -d "$tmp/u.data"
 		done

@@ -101,7 +101,11 @@ echo "medians of $rounds round(s); over untraced: extra per call (ns), ratio: to
 awk -v calls="$calls" '
 	function median(list,   v, n, i, j, x) {
 		n = split(list, v, " ")
-		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+		for (i = 2; i <= n; i++) {	# insertion sort
+			x = v[i]
+			for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+			v[j + 1] = x
+		}
 		return v[int((n + 1) / 2)]
 	}
 	{ wall[$1] = wall[$1] " " $2; cpu[$1] = cpu[$1] " " $3; if ($4 != "-") {
