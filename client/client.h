@@ -148,6 +148,8 @@ enum fxt_prof_kind {
 struct fxt_prof_opts {
 	int per_thread;		/* rows and trees per thread instead of per process */
 	int tree;		/* build the call tree too */
+	int edges;		/* with tree: collapse it to caller->callee pairs (its nodes are
+				 * one per pair, not one per call path): see fxt_prof_callers() */
 	uint64_t from_ns, to_ns; /* count calls with from <= start and end <= to (absolute ns) */
 };
 
@@ -162,6 +164,8 @@ struct fxt_prof_row {
 struct fxt_prof_node {
 	struct fxt_sv name;
 	unsigned kind;		/* enum fxt_prof_kind: FUNC, LOCK, STALL, THREAD or SAMPLE */
+	uint32_t caller;	/* edges: index + 1 of the node of this function as a caller,
+				 * where its callees hang (fxt_prof_callers()); else 0 */
 	uint64_t calls, total, self;
 	uint32_t child, sibling; /* node indexes + 1, 0 = none */
 };
@@ -187,7 +191,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o);
 /* Rows get their on-CPU time from o (finished; owned by the caller, alive until
  * fxt_prof_finish()): self times become on-CPU self times, and each thread's time off CPU
  * becomes rows "[preempted]" and "[blocked]" of kind FUNC. Call before pass 2. Fails: never. */
-void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o);
+void fxt_prof_set_oncpu(struct fxt_prof *p, struct fxt_oncpu *o);
 void fxt_prof_free(struct fxt_prof *p);
 /* A call that ended (complete event). object labels lock waits. Fails: -ENOMEM, -EINVAL for
  * a kind out of range. */
@@ -220,6 +224,11 @@ uint64_t fxt_prof_unclosed(const struct fxt_prof *p);
 uint64_t fxt_prof_cross(const struct fxt_prof *p);
 /* Tree roots (kind FUNC or SAMPLE) and node access. */
 struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, size_t *n);
+/* With opts edges: one node per function name as a caller (key.s the name, node its index + 1),
+ * never counted: its children are its callees, each counting the calls of that pair, and the
+ * spans that are not functions (lock waits, stalls, thread spans) with their own callees below
+ * them. A root's children are the calls no recorded call encloses. */
+struct fxt_prof_root *fxt_prof_callers(struct fxt_prof *p, size_t *n);
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);
 /* Tree nodes made (indexes 1 to this). */
 uint32_t fxt_prof_nodes(const struct fxt_prof *p);
@@ -264,8 +273,9 @@ uint64_t fxt_oncpu_switches(const struct fxt_oncpu *o);
  * switches, rebuilds the threads that got some. Fails: -ENOMEM. */
 int fxt_oncpu_finish(struct fxt_oncpu *o);
 /* On-CPU ns of thread tid within [start, end] (ns), from the switches given before the last
- * fxt_oncpu_finish(); end - start for a thread without any then. Fails: never. */
-uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
+ * fxt_oncpu_finish(); end - start for a thread without any then. Not const: o keeps where it
+ * looked last. Fails: never. */
+uint64_t fxt_oncpu_time(struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end);
 /* The FXT thread state of a thread switched out while it could still run (preempted). */
 #define FXT_THREAD_STATE_RUNNING 1u
 /* A thread's off-CPU time: [0] preempted, [1] blocked (or any other state). */

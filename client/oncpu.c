@@ -5,7 +5,8 @@
  * out running) or blocked. A thread is on CPU before its first record if that record is a
  * switch out, and after its last one if that is a switch in; a thread without records is on
  * CPU throughout. The intervals are built by fxt_oncpu_finish(), again after more switches (a
- * streaming reader's): only threads with new switches are rebuilt. Memory: 56 bytes per switch.
+ * streaming reader's): only threads with new switches are rebuilt; a lookup starts from the
+ * thread's last answer (a reader asks about nearby times). Memory: 56 bytes per switch.
  * One object per thread of the caller; no I/O. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -31,10 +32,13 @@ struct othr {
 	uint32_t niv;
 	struct fxt_offstretch *off;	/* after finish: off-CPU stretches in time order */
 	uint32_t noff;
+	uint32_t hint;		/* the interval search's last answer (<= niv): a reader asks
+				 * about times close to each other, mostly in one interval */
 };
 
 struct fxt_oncpu {
 	struct ctab thrs;
+	uint32_t last;		/* index + 1 of the thread asked about last, 0: none */
 	uint64_t switches;
 	int finished;
 };
@@ -146,6 +150,7 @@ static int build(struct othr *t)
 	if (open)
 		m++;
 	t->niv = m;
+	t->hint = 0;
 	t->cum[0] = 0;
 	for (uint32_t j = 0; j < m; j++)
 		t->cum[j + 1] = t->cum[j] + (t->iv[j].in == UINT64_MAX ? 0 : t->iv[j].in - t->iv[j].ts);
@@ -164,10 +169,14 @@ int fxt_oncpu_finish(struct fxt_oncpu *o)
 	return 0;
 }
 
-/* On-CPU ns of t in [0, x]. */
-static uint64_t upto(const struct othr *t, uint64_t x)
+/* On-CPU ns of t in [0, x]. Moves t's hint. */
+static uint64_t upto(struct othr *t, uint64_t x)
 {
-	uint32_t lo = 0, hi = t->niv;	/* first interval starting after x */
+	uint32_t lo = t->hint, hi = t->niv;	/* first interval starting after x */
+	if ((lo && t->iv[lo - 1].ts > x) || (lo < hi && t->iv[lo].ts <= x))
+		lo = 0;		/* not the hint's: a binary search */
+	else
+		hi = lo;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (t->iv[mid].ts <= x)
@@ -175,19 +184,26 @@ static uint64_t upto(const struct othr *t, uint64_t x)
 		else
 			hi = mid;
 	}
+	t->hint = lo;
 	if (!lo)
 		return 0;
 	const struct sw *iv = &t->iv[lo - 1];
 	return t->cum[lo - 1] + ((x < iv->in ? x : iv->in) - iv->ts);
 }
 
-uint64_t fxt_oncpu_time(const struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end)
+uint64_t fxt_oncpu_time(struct fxt_oncpu *o, uint64_t tid, uint64_t start, uint64_t end)
 {
 	struct ckey k = { tid, 0, { "", 0 } };
-	int64_t i = o->finished ? ctab_get((struct ctab *)&o->thrs, &k, 0) : -1;
-	const struct othr *t = i < 0 ? NULL : ctab_at(&o->thrs, (uint32_t)i);
+	struct othr *t = o->last ? ctab_at(&o->thrs, o->last - 1) : NULL;
+	if (!t || t->key.a != tid) {
+		int64_t i = o->finished ? ctab_get(&o->thrs, &k, 0) : -1;
+		t = i < 0 ? NULL : ctab_at(&o->thrs, (uint32_t)i);
+		o->last = i < 0 ? 0 : (uint32_t)i + 1;
+	}
 	if (!t || !t->iv || end < start)	/* no switches, or none built yet */
 		return end >= start ? end - start : 0;
+	if (t->hint && t->iv[t->hint - 1].ts <= start && end <= t->iv[t->hint - 1].in)
+		return end - start;	/* inside the interval of the last answer */
 	return upto(t, end) - upto(t, start);
 }
 

@@ -6,7 +6,8 @@
  * run's earliest end (the chain of frames open there, at most the stack depth per run): pass 1
  * keeps just those "cross" spans per thread, sorted into a skeleton tree; in pass 2 a span
  * with no parent in its run finds it in the skeleton. So runs may come in any order, and memory
- * is a run (RUN_CAP spans), its stack, the skeleton, rows and distinct tree paths. */
+ * is a run (RUN_CAP spans), its stack, the skeleton, rows and distinct tree paths (with edges,
+ * distinct caller->callee pairs: a function's callees hang under one node of it). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +60,8 @@ struct fam {
 				 * time (a signal handler's level writes a chunk of its own while
 				 * level 0's is open; a call written late in another run) */
 	uint32_t *by_seq;	/* pass 2: seq -> skeleton index */
+	uint32_t hint;		/* pass 2: skeleton_find()'s last place: the spans of a run
+				 * mostly lie between the same two cross spans' starts */
 	uint32_t seq;		/* cross spans met so far in this pass */
 	struct open *open;
 	uint32_t nopen, copen;
@@ -67,6 +70,7 @@ struct fam {
 
 struct thr {
 	struct ckey key; /* a = pid, b = tid */
+	uint32_t index;	 /* its index + 1 in thrs (entries move as the table grows) */
 	struct fam f[FAM_COUNT];
 };
 
@@ -83,6 +87,7 @@ struct rcache {
 struct anc {
 	uint32_t i;	 /* run index */
 	uint32_t node;
+	uint64_t on;	 /* its on-CPU time */
 	uint64_t callees, callees_on;
 };
 
@@ -90,6 +95,13 @@ struct anc {
 struct child {
 	struct ckey key;
 	uint32_t node;
+};
+
+/* Direct-mapped cache in front of it, by the name's address (indexed names share one). */
+#define NCACHE_SIZE 4096
+struct ncache {
+	const char *s;
+	uint32_t len, parent, kind, node;
 };
 
 struct pool {
@@ -104,6 +116,7 @@ struct fxt_prof {
 	struct ctab rows[FXT_PK_COUNT];
 	struct ctab roots[FXT_PK_COUNT];
 	struct ctab thrs, children;
+	struct ctab callers;	/* edges: name -> struct fxt_prof_root of its caller node */
 	struct thr *last;
 	struct span run[RUN_CAP];
 	uint32_t nrun;
@@ -116,7 +129,8 @@ struct fxt_prof {
 	uint64_t unclosed, cross_total;
 	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
-	const struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
+	struct ncache nc[NCACHE_SIZE];
+	struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
 };
 
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
@@ -136,6 +150,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	}
 	err |= ctab_init(&p->thrs, sizeof(struct thr));
 	err |= ctab_init(&p->children, sizeof(struct child));
+	err |= ctab_init(&p->callers, sizeof(struct fxt_prof_root));
 	if (err) {
 		fxt_prof_free(p);
 		return -ENOMEM;
@@ -144,7 +159,7 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	return 0;
 }
 
-void fxt_prof_set_oncpu(struct fxt_prof *p, const struct fxt_oncpu *o)
+void fxt_prof_set_oncpu(struct fxt_prof *p, struct fxt_oncpu *o)
 {
 	p->oncpu = o;
 }
@@ -168,6 +183,7 @@ void fxt_prof_free(struct fxt_prof *p)
 	}
 	ctab_free(&p->thrs);
 	ctab_free(&p->children);
+	ctab_free(&p->callers);
 	while (p->pool) {
 		struct pool *n = p->pool->next;
 		free(p->pool);
@@ -213,6 +229,8 @@ static struct thr *thr_get(struct fxt_prof *p, uint64_t pid, uint64_t tid)
 		return p->last;
 	i = ctab_get(&p->thrs, &k, 1);
 	p->last = i < 0 ? NULL : ctab_at(&p->thrs, (uint32_t)i);
+	if (p->last)
+		p->last->index = (uint32_t)i + 1;
 	return p->last;
 }
 
@@ -235,20 +253,20 @@ static struct fxt_prof_row *row_get(struct fxt_prof *p, unsigned k, uint64_t pid
 }
 
 /* On-CPU ns of thread t in [start, end]: all of it without switch records. */
-static uint64_t on_cpu(const struct fxt_prof *p, const struct thr *t, uint64_t start,
-		       uint64_t end)
+static uint64_t on_cpu(struct fxt_prof *p, const struct thr *t, uint64_t start, uint64_t end)
 {
 	return p->oncpu ? fxt_oncpu_time(p->oncpu, t->key.b, start, end) : end - start;
 }
 
-/* Counts one call of kind k into its row when it lies in the window. callees: time in its
- * recorded callees, callees_on: of that, on CPU. Self time is on-CPU time: the call's own
- * on-CPU time less its callees' (equal to wall self time without switch records). Returns 0
- * or -ENOMEM. */
+/* Counts one call of kind k into its row when it lies in the window. on: its on-CPU time
+ * (on_cpu()), callees: time in its recorded callees, callees_on: of that, on CPU. Self time is
+ * on-CPU time: the call's own on-CPU time less its callees' (equal to wall self time without
+ * switch records). Returns 0 or -ENOMEM. */
 static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt_sv name,
-		 uint64_t start, uint64_t end, uint64_t callees, uint64_t callees_on, uint32_t node)
+		 uint64_t start, uint64_t end, uint64_t on, uint64_t callees, uint64_t callees_on,
+		 uint32_t node)
 {
-	uint64_t dur = end - start, on = on_cpu(p, t, start, end);
+	uint64_t dur = end - start;
 	uint64_t self = p->oncpu ? (callees_on < on ? on - callees_on : 0)
 				 : (callees < dur ? dur - callees : 0);
 	struct fxt_prof_row *r;
@@ -290,22 +308,52 @@ static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name, unsigned kind)
 	return ++p->nnodes;
 }
 
-/* The child of parent for (kind, name), made on first use. Returns its index + 1, 0 on ENOMEM. */
-static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, struct fxt_sv name)
+/* Edges: the node of function name as a caller, made on first use (name's view lives as long
+ * as p: a tree node's). Returns its index + 1, 0 on ENOMEM. */
+static uint32_t caller_node(struct fxt_prof *p, struct fxt_sv name)
 {
-	struct ckey k = { parent, kind, name };
-	int64_t i = ctab_get(&p->children, &k, 1);
-	struct child *c;
+	struct ckey k = { 0, 0, name };
+	int64_t i = ctab_get(&p->callers, &k, 1);
+	struct fxt_prof_root *c;
 
 	if (i < 0)
 		return 0;
+	c = ctab_at(&p->callers, (uint32_t)i);
+	if (!c->node)
+		c->node = node_new(p, name, FXT_PK_FUNC);
+	return c->node;
+}
+
+/* The child of parent for (kind, name), made on first use; with edges, a function's callees
+ * are children of its caller node, whatever the path to it. Returns its index + 1, 0 on
+ * ENOMEM. */
+static uint32_t node_child(struct fxt_prof *p, uint32_t parent, unsigned kind, struct fxt_sv name)
+{
+	struct ckey k = { p->nodes[parent - 1].caller ? p->nodes[parent - 1].caller : parent, kind,
+			  name };
+	uintptr_t h = ((uintptr_t)name.s >> 3) ^ ((uintptr_t)k.a * 0x9e3779b1u) ^ kind;
+	struct ncache *hit = &p->nc[(h ^ (h >> 12)) & (NCACHE_SIZE - 1)];
+	int64_t i;
+	struct child *c;
+
+	parent = (uint32_t)k.a;
+	if (hit->s == name.s && hit->len == name.len && hit->parent == parent && hit->kind == kind &&
+	    hit->node)
+		return hit->node;
+	if ((i = ctab_get(&p->children, &k, 1)) < 0)
+		return 0;
 	c = ctab_at(&p->children, (uint32_t)i);
 	if (!c->node) {
+		uint32_t caller = 0;
+		if (p->o.edges && kind == FXT_PK_FUNC && !(caller = caller_node(p, name)))
+			return 0;
 		if (!(c->node = node_new(p, name, kind)))
 			return 0;
+		p->nodes[c->node - 1].caller = caller;
 		p->nodes[c->node - 1].sibling = p->nodes[parent - 1].child;
 		p->nodes[parent - 1].child = c->node;
 	}
+	*hit = (struct ncache){ name.s, name.len, parent, kind, c->node };
 	return c->node;
 }
 
@@ -377,10 +425,14 @@ static int skeleton_build(struct fxt_prof *p, struct thr *t, int f)
 }
 
 /* The innermost cross span of fm enclosing [start, end]: index + 1, 0 when none. */
-static uint32_t skeleton_find(const struct fam *fm, uint64_t start, uint64_t end)
+static uint32_t skeleton_find(struct fam *fm, uint64_t start, uint64_t end)
 {
-	uint32_t lo = 0, hi = fm->nx, j;
+	uint32_t lo = fm->hint, hi = fm->nx, j;
 
+	if (lo > hi || (lo && fm->x[lo - 1].start > start) || (lo < hi && fm->x[lo].start <= start))
+		lo = 0;	/* not the hint's place: a binary search */
+	else
+		hi = lo;
 	while (lo < hi) { /* first index with start > start */
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (fm->x[mid].start <= start)
@@ -388,6 +440,7 @@ static uint32_t skeleton_find(const struct fam *fm, uint64_t start, uint64_t end
 		else
 			hi = mid;
 	}
+	fm->hint = lo;
 	for (j = lo; j && fm->x[j - 1].end < end; j = fm->x[j - 1].parent)
 		;
 	return j;
@@ -451,18 +504,25 @@ static int pop(struct fxt_prof *p, struct thr *t)
 
 	if (s->cross)
 		return 0; /* counted at the end: callees in other runs may follow */
-	return count(p, t, s->kind, s->name, s->start, s->end, a->callees, a->callees_on,
+	return count(p, t, s->kind, s->name, s->start, s->end, a->on, a->callees, a->callees_on,
 		     a->node);
 }
 
-static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
+/* Links the run's cross spans to the skeleton: pass 1 numbered them in the order written,
+ * so this comes before the run is sorted. */
+static void mark_cross(struct fxt_prof *p, struct fam *fm)
 {
-	struct fam *fm = &t->f[f];
 	uint64_t first = run_first_end(p);
 
 	for (uint32_t i = 0; i < p->nrun; i++)
 		if ((p->run[i].start <= first || fm->all_cross) && fm->seq < fm->nx)
 			p->run[i].cross = fm->by_seq[fm->seq++] + 1;
+}
+
+static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
+{
+	struct fam *fm = &t->f[f];
+
 	if (p->cstack < p->nrun) {
 		struct anc *ns = realloc(p->stack, p->nrun * sizeof(*ns));
 		if (!ns)
@@ -507,7 +567,7 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 			node = fm->x[s->cross - 1].node;
 		else if (p->o.tree && (!up || !(node = node_child(p, up, s->kind, s->name))))
 			return -ENOMEM;
-		p->stack[p->nstack++] = (struct anc){ i, node, 0, 0 };
+		p->stack[p->nstack++] = (struct anc){ i, node, on, 0, 0 };
 	}
 	while (p->nstack)
 		if (pop(p, t) < 0)
@@ -526,11 +586,11 @@ static int ends_before(const struct span *a, const struct span *b)
 	return a->at < b->at;
 }
 
-/* Puts the run in the order of its ends: nesting comes from time, not from the order records
- * were written (a tracer stall is written into the new chunk before the event of the call
- * whose exit took it, yet ends after it). Insertion sort: a run is almost always in order
- * already, and one pass is then all it costs. Ties keep the written order, so both passes
- * order a run alike. */
+/* Puts the run in the order of its ends for pass 2's walk: nesting comes from time, not from
+ * the order records were written (a tracer stall is written into the new chunk before the
+ * event of the call whose exit took it, yet ends after it). Insertion sort: a run is almost
+ * always in order already, and one pass is then all it costs. Ties keep the written order.
+ * Pass 1 needs no order (a run's first end, and its cross spans numbered as written). */
 static void run_sort(struct fxt_prof *p)
 {
 	for (uint32_t i = 1; i < p->nrun; i++) {
@@ -550,9 +610,14 @@ static int run_close(struct fxt_prof *p)
 	int rc = 0;
 
 	if (p->nrun && p->run_thr) {
-		run_sort(p);
 		struct thr *t = ctab_at(&p->thrs, p->run_thr - 1);
-		rc = p->pass == 1 ? pass1_run(p, t, p->run_fam) : pass2_run(p, t, p->run_fam);
+		if (p->pass == 1) {
+			rc = pass1_run(p, t, p->run_fam);
+		} else {
+			mark_cross(p, &t->f[p->run_fam]);
+			run_sort(p);
+			rc = pass2_run(p, t, p->run_fam);
+		}
 	}
 	p->nrun = 0;
 	p->run_thr = 0;
@@ -570,7 +635,7 @@ static int add_span(struct fxt_prof *p, struct thr *t, unsigned k, struct fxt_sv
 		    uint64_t start, uint64_t end)
 {
 	int f = fam_of(k);
-	uint32_t ti = (uint32_t)(((unsigned char *)t - p->thrs.ents) / p->thrs.esize) + 1;
+	uint32_t ti = t->index;
 
 	if ((p->run_thr != ti || p->run_fam != f || p->nrun == RUN_CAP) && run_close(p) < 0)
 		return -ENOMEM;
@@ -741,7 +806,8 @@ int fxt_prof_finish(struct fxt_prof *p)
 			fm->nopen = 0;
 			for (uint32_t j = 0; j < fm->nx; j++) {
 				struct cross *c = &fm->x[j];
-				if (count(p, t, c->kind, c->name, c->start, c->end, c->callees,
+				if (count(p, t, c->kind, c->name, c->start, c->end,
+					  on_cpu(p, t, c->start, c->end), c->callees,
 					  c->callees_on, c->node) < 0)
 					return -ENOMEM;
 			}
@@ -771,6 +837,12 @@ struct fxt_prof_root *fxt_prof_roots(struct fxt_prof *p, enum fxt_prof_kind k, s
 {
 	*n = p->roots[k].n;
 	return ctab_at(&p->roots[k], 0);
+}
+
+struct fxt_prof_root *fxt_prof_callers(struct fxt_prof *p, size_t *n)
+{
+	*n = p->callers.n;
+	return ctab_at(&p->callers, 0);
 }
 
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1)

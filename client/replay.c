@@ -7,8 +7,9 @@
  * early, a thread's lines keep their order and nesting among themselves, but the calls still
  * open around them are read later: such a call is printed when it is read, right after the
  * lines it encloses, marked '^', and the depths printed until then count from the outermost
- * call read at the time. Memory: the events waiting (at most `hold` + the thread's stack), the
- * text of their arguments, context switches (on-CPU time), names of threads and processes. */
+ * call read at the time. Memory: the events waiting (at most `hold` + the thread's stack, and
+ * a printed thread gives back its room), the text of their arguments, context switches
+ * (on-CPU time), names of threads and processes. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,9 @@
 #include "writer/fields.h"
 
 #define NAME_CACHE 1024	/* --function matches by name address (indexed names share one) */
+/* A thread printed keeps room for this many events (and 16 bytes of text each) at most: the
+ * room of each thread that once held many would add up past the hold over many threads. */
+#define KEEP_WAITING 1024u
 
 /* What a line shows. Calls come from complete events and begin/end pairs. */
 enum line {
@@ -398,6 +402,16 @@ static int print_thread(struct fxt_replay *p, struct rthr *t, int early)
 	p->waiting -= t->n;
 	t->n = 0;
 	t->tn = 0;
+	if (t->cap > KEEP_WAITING) {	/* what waits in all is bounded, not what waited */
+		free(t->p);
+		t->p = NULL;
+		t->cap = 0;
+	}
+	if (t->tcap > KEEP_WAITING * 16) {
+		free(t->text);
+		t->text = NULL;
+		t->tcap = 0;
+	}
 	if (early && !t->early) {
 		t->early = 1;
 		p->st.early_threads++;

@@ -296,16 +296,21 @@ static int collect_edges(struct report *rp, struct edges *es, uint32_t idx, stru
 }
 
 /* Prints every caller->callee pair of the function call trees, summed over processes and
- * threads (names compared as text). Returns 0 or -ENOMEM. */
+ * threads (names compared as text): the profile collapsed each tree to its pairs (opts edges:
+ * below a root, the calls no call encloses; below each function's caller node, its callees).
+ * Returns 0 or -ENOMEM. */
 static int print_edges(struct report *rp)
 {
 	struct fxt_sv root = { "(root)", 6 };
 	struct edges es = { 0 };
 	size_t n, i, j;
 	struct fxt_prof_root *roots = fxt_prof_roots(rp->pr.prof, FXT_PK_FUNC, &n);
+	size_t ncallers;
+	struct fxt_prof_root *callers = fxt_prof_callers(rp->pr.prof, &ncallers);
 
-	for (i = 0; i < n; i++)
-		if (collect_edges(rp, &es, roots[i].node, root) < 0) {
+	for (i = 0; i < n + ncallers; i++)
+		if (collect_edges(rp, &es, i < n ? roots[i].node : callers[i - n].node,
+				  i < n ? root : callers[i - n].key.s) < 0) {
 			free(es.e);
 			return -ENOMEM;
 		}
@@ -537,6 +542,7 @@ int cmd_report(int argc, char **argv)
 	}
 	po.per_thread = rp.threads;
 	po.tree = rp.tree || rp.edges;
+	po.edges = rp.edges;
 	if (diff) {
 		if (!sort_set)
 			rp.sort = FXT_SORT_TOTAL;	/* uftrace report --diff's default key */

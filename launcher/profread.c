@@ -147,6 +147,7 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	enum fxt_prof_kind k = FXT_PK_FUNC;
 	struct fxt_sv obj = { "", 0 };
 	unsigned et;
+	uint64_t ts;
 
 	switch (rec->type) {
 	case FXT_RT_EVENT:
@@ -172,8 +173,9 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	}
 	et = rec->u.event.event_type;
 	th = &rec->u.event.thread;
-	if (!pr->pass2)
-		fxt_trace_start_note(&pr->start_ns, r, rec);
+	ts = fxt_client_ns(r, rec->u.event.ts);	/* once: the conversion divides */
+	if (!pr->pass2 && ts < pr->start_ns)
+		pr->start_ns = ts;	/* the trace start, as fxt_trace_start_note() finds it */
 	if (et == FXT_ET_INSTANT && !pr->pass2)
 		return note_loss(pr, r, rec);
 	if (!fxt_sel_thread(&pr->sel, th->pid, th->tid))
@@ -181,30 +183,33 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	if (et < FXT_ET_DURATION_BEGIN || et > FXT_ET_DURATION_COMPLETE)
 		return 0;
 	pr->matched++;
-	if (is_cat(rec->u.event.category, "lock")) {
+	if (rec->u.event.category.s == pr->last_cat.s &&
+	    rec->u.event.category.len == pr->last_cat.len)
+		k = pr->last_kind;
+	else if (is_cat(rec->u.event.category, "lock"))
 		k = FXT_PK_LOCK;
+	else if (is_cat(rec->u.event.category, "sample"))
+		k = FXT_PK_SAMPLE;
+	else if (is_cat(rec->u.event.category, "fxtauto"))
+		k = FXT_PK_STALL;
+	else if (is_cat(rec->u.event.category, "pthread"))
+		k = FXT_PK_THREAD;
+	pr->last_cat = rec->u.event.category;
+	pr->last_kind = k;
+	if (k == FXT_PK_LOCK) {
 		obj = lock_label(pr, rec);
 		if (is_cat(rec->u.event.name, "join") && et != FXT_ET_DURATION_END &&
 		    join_label(pr, rec, &obj) < 0)
 			return -ENOMEM;
-	} else if (is_cat(rec->u.event.category, "sample")) {
-		k = FXT_PK_SAMPLE;
-	} else if (is_cat(rec->u.event.category, "fxtauto")) {
-		k = FXT_PK_STALL;
-	} else if (is_cat(rec->u.event.category, "pthread")) {
-		k = FXT_PK_THREAD;
 	}
 	switch (et) {
 	case FXT_ET_DURATION_COMPLETE:
-		return fxt_prof_span(pr->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				     fxt_client_ns(r, rec->u.event.ts),
+		return fxt_prof_span(pr->prof, k, th->pid, th->tid, rec->u.event.name, obj, ts,
 				     fxt_client_ns(r, rec->u.event.end_ts));
 	case FXT_ET_DURATION_BEGIN:
-		return fxt_prof_begin(pr->prof, k, th->pid, th->tid, rec->u.event.name, obj,
-				      fxt_client_ns(r, rec->u.event.ts));
+		return fxt_prof_begin(pr->prof, k, th->pid, th->tid, rec->u.event.name, obj, ts);
 	default:
-		return fxt_prof_end(pr->prof, k, th->pid, th->tid,
-				    fxt_client_ns(r, rec->u.event.ts));
+		return fxt_prof_end(pr->prof, k, th->pid, th->tid, ts);
 	}
 }
 

@@ -31,6 +31,8 @@ struct profread {
 	uint64_t untraced;	/* processes the archive says ran untraced */
 	struct fxt_oncpu *oncpu;	/* context switches (pass 1), or NULL: none recorded */
 	int pass2;
+	struct fxt_sv last_cat;		/* the category of the last duration event */
+	enum fxt_prof_kind last_kind;	/* and its kind (an indexed category is one view) */
 };
 
 /* Reads path (FILE as given: cmd_input() is applied) into pr->prof, made with options po: pass 1

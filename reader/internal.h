@@ -41,7 +41,8 @@ struct fxt_reader {
 	uint64_t rec_offset;	/* offset of the record being decoded */
 	void *map;
 	size_t map_len;
-	const uint64_t *kept;	/* mapped pages before it were given back (MADV_DONTNEED) */
+	const uint64_t *kept;	/* where the last drop was: every mapped page before it
+				 * was given back then (MADV_DONTNEED) */
 	void *owned;		/* input read from a pipe (malloc'd), or NULL */
 	struct fxt_provider *cur;
 	struct fxt_provider **providers;	/* open addressing on id; capacity a power of 2 */

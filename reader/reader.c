@@ -556,15 +556,17 @@ static int decode(struct fxt_reader *r, const uint64_t *pos, size_t left, struct
 	return got > 0;
 }
 
-/* A mapped archive is read in bounded memory: every DROP_WORDS read, the pages behind the
+/* A mapped archive is read in bounded memory: every DROP_WORDS read, all pages behind the
  * record being decoded leave the process (a private read-only file mapping: a string the tables
- * point to that is read again faults back in from the page cache), so the reader's RSS is the
- * last window, not the archive. */
+ * point to, or an event a reader keeps a view into, that is read again faults back in from the
+ * page cache), so the reader's RSS is the last window and what was read again since, not the
+ * archive. From the start each time, not from the last drop: pages faulted back in behind it
+ * (a replay's events waiting to be printed) would otherwise stay. */
 #define DROP_WORDS ((16u << 20) / 8)
 
 static void drop_behind(struct fxt_reader *r)
 {
-	uintptr_t from = (uintptr_t)r->kept & ~(uintptr_t)4095;
+	uintptr_t from = (uintptr_t)r->base & ~(uintptr_t)4095;
 	uintptr_t to = (uintptr_t)r->pos & ~(uintptr_t)4095;
 	if (to > from)
 		madvise((void *)from, to - from, MADV_DONTNEED);

@@ -444,7 +444,7 @@ int fxt_validator_add(struct fxt_validator *v, const struct fxt_record *rec)
 	}
 	sum->events++;
 	uint64_t lost;
-	if (fxt_record_dropped(rec, &lost)) {
+	if (rec->u.event.event_type == FXT_ET_INSTANT && fxt_record_dropped(rec, &lost)) {
 		sum->dropped_records += lost;
 		int added = idset_add(&v->dropped, rec->provider_id);
 		sum->dropped_providers = v->dropped.n;

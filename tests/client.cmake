@@ -18,6 +18,9 @@ if(NOT TARGET fxt)
 endif()
 set(client_env FXT=$<TARGET_FILE:fxt> GEN=$<TARGET_FILE:gen-client-archive>
 	CLIENT_TESTS=${CMAKE_CURRENT_SOURCE_DIR}/client)
+if(TARGET gen-archive)	# bench/gen-archive writes the archives of the bounded-memory tests
+	list(APPEND client_env GEN_ARCHIVE=$<TARGET_FILE:gen-archive>)
+endif()
 if(BATS)
 	foreach(cmd report json stats)
 		add_test(NAME fxt-${cmd}-bats COMMAND ${CMAKE_COMMAND} -E env ${client_env}

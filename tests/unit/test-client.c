@@ -337,6 +337,40 @@ static void test_oncpu(void)
 	fxt_oncpu_free(o);
 }
 
+/* A lookup starts from the last one's interval: asked in any order, about two threads in
+ * turn, the answers are those of a count over the intervals themselves. */
+static void test_oncpu_order(void)
+{
+	struct fxt_oncpu *o;
+	struct fxt_koids a = { 1, 10 }, b = { 1, 11 }, none = { 0, 0 };
+	uint64_t x = 88172645463325252ull;
+	int good = 1;
+
+	fxt_oncpu_new(&o);
+	for (uint64_t i = 0; i < 100; i++) {	/* a: on CPU in [1000i + 100, 1000i + 600) */
+		fxt_oncpu_switch(o, &none, 0, &a, 1000 * i + 100);
+		fxt_oncpu_switch(o, &a, 3, &b, 1000 * i + 600);	/* b: the rest */
+		fxt_oncpu_switch(o, &b, 1, &none, 1000 * i + 1100);
+	}
+	fxt_oncpu_finish(o);
+	for (int q = 0; q < 20000; q++) {
+		uint64_t s, e, want = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		s = q < 10000 ? (uint64_t)q * 10 : x % 101000;	/* in order, then at random */
+		e = s + (q & 1 ? 7 : x % 3000);
+		for (uint64_t i = 0; i < 100; i++) {
+			uint64_t lo = 1000 * i + 100, hi = 1000 * i + 600;
+			lo = lo > s ? lo : s;
+			hi = hi < e ? hi : e;
+			want += hi > lo ? hi - lo : 0;
+		}
+		good &= fxt_oncpu_time(o, 10, s, e) == want;
+		fxt_oncpu_time(o, 11, e, e + 50);	/* another thread between */
+	}
+	ok(good, "20000 spans asked in order then at random: each as counted");
+	fxt_oncpu_free(o);
+}
+
 static void test_table(void)
 {
 	struct ctab t;
@@ -362,6 +396,7 @@ int main(void)
 	test_time();
 	test_selection();
 	test_oncpu();
+	test_oncpu_order();
 	test_table();
 	test_profile();
 	test_fanout();
