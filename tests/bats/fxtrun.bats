@@ -420,11 +420,17 @@ print(len(s.recv(16)))'
 	run --separate-stderr "$FXTRUN" --mode circular --buffer-size 1M -o cslow.fxt \
 		"$RPROGS/r-slow"
 	[ "$status" -eq 0 ]
+	# shown on a failure: drops, a vetting cut ("provider data corrupt"), what was kept
+	echo "$stderr"
+	"$FXT" stats cslow.fxt
+	"$FXT" dump cslow.fxt | grep -E 'name="records|name="provider data|provider_event' | head -20
 	[[ "$stderr" == *"OLDEST RECORDS OVERWRITTEN in 1 circular buffer"* ]]
 	# valid: the buffer-full event says records are missing (a flow may have lost its end)
 	"$FXT" check cslow.fxt
 	"$FXT" dump cslow.fxt | grep -q 'provider_event .*buffer_full'
-	[ "$(calls cslow.fxt slow)" -eq 100 ]
+	slow=$(calls cslow.fxt slow)
+	echo "slow calls kept: $slow of 100"
+	[ "$slow" -eq 100 ]
 	[ "$(calls cslow.fxt fast)" -gt 0 ]
 }
 
