@@ -300,7 +300,9 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
  * the file itself. The chunk area is populated from the first chunk not taken yet (those
  * taken are their writers' to populate) POPULATE_STEP at a time, each published in
  * `populated` (takers close behind populate less themselves, and a stop waits for one piece
- * at most). Returns 1 when it should keep going, 0 when the file system refused (the takers
+ * at most), running the buffer's `behind` work after each: a look that populates a whole
+ * target on a busy machine kept the regions left meanwhile in the process (peak RSS 101 MB
+ * for 64 MB before). Returns 1 when it should keep going, 0 when the file system refused (the takers
  * then grow by themselves, near a limit a step at a time, and meet the error). */
 static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t limit,
 		   uint64_t target)
@@ -337,6 +339,8 @@ static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64
 			uint64_t to = backed - from > POPULATE_STEP ? from + POPULATE_STEP : backed;
 			populate(b, from, to);
 			__atomic_store_n(&ahead.populated, to, __ATOMIC_RELEASE);
+			if (ahead.behind)
+				ahead.behind(b);	/* what is left behind meanwhile leaves too */
 		}
 	}
 	if (backed > first && fxtp_grow_on_step)
