@@ -31,22 +31,14 @@ done
 
 # shellcheck source=bench/sqlite-build.bash
 . "$(dirname "$0")/sqlite-build.bash"
+# shellcheck source=bench/stalls.bash
+. "$(dirname "$0")/stalls.bash"
 bin=$(speedtest1)
 
 tmp=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/fxt-sqlite-overhead.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"	# speedtest1 without --memdb writes its database in the working directory
 
-# stalls ARCHIVE: "COUNT TOTAL_S LONGEST_S" of fxt report's tracer stalls tables (0 0 0: none).
-stalls() {
-	"$fxt" report "$1" | awk '
-	function sec(v, u) { return u == "s" ? v : u == "ms" ? v / 1e3 : u == "us" ? v / 1e6 : v / 1e9 }
-	/^== / { in_stalls = /tracer stalls/; next }
-	in_stalls && $1 ~ /^[0-9]+$/ && NF >= 8 {
-		n += $1; t += sec($2, $3); m = sec($6, $7); if (m > max) max = m
-	}
-	END { printf "%d %.3f %.3f\n", n, t, max }'
-}
 # calls ARCHIVE: the program's calls (fxt report's function rows; [preempted] and [blocked]
 # are time off CPU).
 calls() {

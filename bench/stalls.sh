@@ -73,16 +73,8 @@ seconds() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
 }
 
-# stalls ARCHIVE: "COUNT TOTAL_S LONGEST_S" of fxt report's tracer stalls table (0 0 0: none).
-stalls() {
-	"$fxt" report "$1" | awk '
-	function sec(v, u) { return u == "s" ? v : u == "ms" ? v / 1e3 : u == "us" ? v / 1e6 : v / 1e9 }
-	/^== / { in_stalls = /tracer stalls/; next }
-	in_stalls && $1 ~ /^[0-9]+$/ && NF >= 8 {
-		n += $1; t += sec($2, $3); m = sec($6, $7); if (m > max) max = m
-	}
-	END { printf "%d %.3f %.3f\n", n, t, max }'
-}
+# shellcheck source=bench/stalls.bash
+. "$(dirname "$0")/stalls.bash"
 
 echo "1. $what, LD_PRELOAD alone, archive on disk ($(df -T "$tmp" | awk 'NR == 2 { print $2 }')), $rounds round(s)"
 [ "${#libs[@]}" -eq 1 ] || echo "   base: $base_rev ($lib_base)"

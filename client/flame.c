@@ -336,6 +336,19 @@ static int walk_tops(struct walk *w, const struct top *t, size_t n)
 	return 0;
 }
 
+/* Frees what walk_init made and ends the output f: returns rc, or the error of writing f. */
+static int walk_end(struct walk *w, struct top *t, FILE *f, int rc)
+{
+	free(t);
+	free(w->weight);
+	free(w->path);
+	if (!rc && fflush(f))
+		rc = -errno;
+	else if (!rc && ferror(f))
+		rc = -EIO;
+	return rc;
+}
+
 /* Sets up w; returns the tops or NULL (ENOMEM). */
 static struct top *walk_init(struct walk *w, FILE *f, struct fxt_prof *p,
 			     const struct fxt_flame_opts *o, struct fxt_flame_stats *st, size_t *n)
@@ -364,14 +377,7 @@ int fxt_flame_folded(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o
 	if (!t)
 		return -ENOMEM;
 	rc = w.all ? walk_tops(&w, t, n) : 0;
-	free(t);
-	free(w.weight);
-	free(w.path);
-	if (!rc && fflush(f))
-		rc = -errno;
-	else if (!rc && ferror(f))
-		rc = -EIO;
-	return rc;
+	return walk_end(&w, t, f, rc);
 }
 
 /* The script: hover details, click to zoom (ancestors stay, full width and faded), Reset
@@ -522,12 +528,5 @@ int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 	}
 	fputs(script, f);
 	fputs("</svg>\n", f);
-	free(t);
-	free(w.weight);
-	free(w.path);
-	if (!rc && fflush(f))
-		rc = -errno;
-	else if (!rc && ferror(f))
-		rc = -EIO;
-	return rc;
+	return walk_end(&w, t, f, rc);
 }

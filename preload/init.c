@@ -249,11 +249,17 @@ static int parent_is_traced(void)
 /* ---- buffer ---- */
 
 /* Copies the string records of the durable area `from` into the current buffer (fork child:
- * the indexes cached by names.c stay valid). */
+ * the indexes cached by names.c stay valid). Only its used part is read: a parent that ends
+ * meanwhile compacts its file at the finish, cutting the rest of the area and moving its chunks
+ * (a walk up to durable_size went on into them and past the file's new end: SIGBUS in the
+ * child); the used part stays where it is. */
 static void copy_strings(const struct fxt_buf *from)
 {
 	const uint64_t *p = fxt_buf_durable(from);
-	size_t words = fxt_archive_valid_prefix(p, from->hdr->durable_size / 8) / 8;
+	uint64_t used = __atomic_load_n(&from->hdr->durable_used, __ATOMIC_ACQUIRE);
+	if (used > from->hdr->durable_size)
+		used = from->hdr->durable_size;
+	size_t words = fxt_archive_valid_prefix(p, used / 8) / 8;
 	for (size_t at = 0; at < words;) {
 		uint64_t n = fxt_record_words(p[at]);
 		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) == FXT_RT_STRING) {

@@ -185,8 +185,14 @@ endforeach()
 fxt_e2e_cases(e2e-example "" "c-demo=c-demo" "c-demo-usage=c-demo x" "cpp-demo=cpp-demo"
 	"dlopen-demo=dlopen-demo")
 
+# A fork child held until its parent has ended (progs/lib-fork-orphan.c): preload.bats.
+add_library(fork-orphan MODULE ${CMAKE_CURRENT_SOURCE_DIR}/progs/lib-fork-orphan.c)
+target_compile_options(fork-orphan PRIVATE -Wall -Wextra)
+target_link_libraries(fork-orphan PRIVATE Threads::Threads)
+
 if(BATS)
 	add_test(NAME preload-bats COMMAND ${CMAKE_COMMAND} -E env ${FXT_E2E_ENV}
-		PROGS=${FXT_PROGS_DIR}/gcc ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/preload.bats)
+		PROGS=${FXT_PROGS_DIR}/gcc ORPHAN=$<TARGET_FILE:fork-orphan>
+		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/preload.bats)
 	set_tests_properties(preload-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
 endif()
