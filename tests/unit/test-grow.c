@@ -1,8 +1,9 @@
 /* Unit test of preload/grow.c on a file-backed buffer: the steps the chunk takers grow and the
  * steps the grower thread grows ahead of the chunks taken are populated whole (every page is in
  * the page cache, which fallocate alone does not do), whatever the ends asked for: a step that
- * ended inside a page left every later populate refused. The grower ends and is joined. Runs
- * under TSan. */
+ * ended inside a page left every later populate refused. A taker ahead of the grower has its
+ * own chunk populated when it returns and the grower populates the rest of its step. The grower
+ * ends and is joined. Runs under TSan. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -53,6 +54,18 @@ static int backed_to(uint64_t end)
 	return 0;
 }
 
+/* Waits (bounded: 20 s) until every page of [from, to) is populated; the pages still missing. */
+static size_t populated(uint64_t from, uint64_t to)
+{
+	struct timespec tick = { 0, 1000000 };
+	size_t gone = missing(from, to);
+	for (int i = 0; i < 20000 && gone; i++) {
+		nanosleep(&tick, NULL);
+		gone = missing(from, to);
+	}
+	return gone;
+}
+
 int main(void)
 {
 	char path[] = "/tmp/fxt-test-grow.XXXXXX";
@@ -81,21 +94,34 @@ int main(void)
 	ok(missing(h->chunks_off, backed) == 0,
 	   "every page the takers backed is populated (%zu missing)", missing(h->chunks_off, backed));
 
-	/* The grower, ahead of chunks taken at a rate (its targets end anywhere). */
+	/* The grower runs; a taker past what is backed (unless the grower looked first) reserves a
+	 * step, populates its own chunk and wakes the grower, which populates the rest: either way
+	 * the taker's chunk is populated when it returns, the rest of the step soon after. */
 	fxtp_grow_start(&buf, NULL);
+	uint64_t k = (backed - h->chunks_off) / CHUNK + 4, end = h->chunks_off + k * CHUNK;
+	__atomic_store_n(&h->next_chunk, k, __ATOMIC_RELEASE);
+	ok(fxtp_grow_back(&buf, end) == 0 && missing(end - CHUNK, end) == 0,
+	   "a taker ahead of the grower returns with its chunk backed and populated");
+	uint64_t step_end = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
+	ok(step_end > end && populated(end, step_end) == 0,
+	   "the grower populates the rest of the taker's step");
+
+	/* The grower, ahead of chunks taken at a rate (its targets end anywhere). */
 	int reached = 1;
 	for (uint64_t n = 200; n <= 1000; n += 200) {
 		__atomic_store_n(&h->next_chunk, n, __ATOMIC_RELEASE);
 		reached &= backed_to(h->chunks_off + n * CHUNK);
 	}
 	ok(reached, "the grower backs ahead of the chunks taken");
-	fxtp_grow_end();
-	ok(fxtp_grow_thread() == 0, "the grower ends and is joined");
-	/* Chunks taken are their writers' to populate (a taker does when the grower is behind). */
+	/* Chunks taken are their writers' to populate (a taker does when the grower is behind);
+	 * the grower reserves its target, then populates it. */
 	uint64_t untaken = h->chunks_off + __atomic_load_n(&h->next_chunk, __ATOMIC_ACQUIRE) * CHUNK;
 	backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
-	ok(backed > untaken && missing(untaken, backed) == 0,
-	   "every page the grower backed ahead is populated (%zu missing)", missing(untaken, backed));
+	size_t gone = populated(untaken, backed);
+	ok(backed > untaken && gone == 0,
+	   "every page the grower backed ahead is populated (%zu missing)", gone);
+	fxtp_grow_end();
+	ok(fxtp_grow_thread() == 0, "the grower ends and is joined");
 	fxtp_grow_detach();
 	munmap(m, SIZE);
 	unlink(path);
