@@ -39,6 +39,7 @@ struct provider {
 	void *map;		/* read-only shared mapping, NULL until attached or once done */
 	size_t size;
 	int done;		/* finished: in the archive, buffer unmapped and deleted */
+	const char *unreadable;	/* its header was bad when first read: why (none of it saved) */
 	uint64_t taken_at_save;	/* chunks its writers had taken at its last save */
 	struct fxt_saved s;
 };
@@ -55,7 +56,7 @@ struct fxt_manager {
 	struct fxt_clock_pair t0;	/* the providers' clock and CLOCK_MONOTONIC at the start */
 	uint64_t saved, refused, impostors;
 	struct fxt_out *out;
-	int noted;		/* untraced processes said in the archive so far */
+	int noted;		/* untraced and unreadable processes said in the archive so far */
 	struct fxt_saver_clock clock;	/* saver_clock() */
 	int ahead_ms;			/* the next look for records to save ahead (ms) */
 };
@@ -150,11 +151,13 @@ static int parent_of(int pid)
 	return e && sscanf(e, " %*c %d", &ppid) == 1 ? ppid : 0;
 }
 
-/* Maps the provider's buffer file read-only. Fails: -errno (not a buffer yet, gone). */
+/* Maps the provider's buffer file read-only. Fails: -errno (not a buffer yet, gone);
+ * -EBADMSG, -EPROTONOSUPPORT: its header is not one this manager can read (overwritten by the
+ * provider before it was first read, another fxtauto's), for good: p->unreadable says why. */
 static int attach(struct fxt_manager *m, struct provider *p)
 {
-	if (p->map || p->done)
-		return p->map ? 0 : -ENOENT;
+	if (p->map || p->done || p->unreadable)
+		return p->map ? 0 : p->unreadable ? -EBADMSG : -ENOENT;
 	char path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/" FXT_SESSION_BUF_FMT, m->dir, p->s.pid, p->n);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -175,6 +178,12 @@ static int attach(struct fxt_manager *m, struct provider *p)
 	if ((rc = fxt_buf_attach_copy(&p->s.buf, map, (size_t)st.st_size, &p->s.layout)) < 0 ||
 	    !(p->s.chunks = calloc(p->s.layout.nchunks + 1, sizeof(*p->s.chunks)))) {
 		munmap(map, (size_t)st.st_size);
+		if (rc == -EBADMSG)
+			p->unreadable = "buffer header overwritten before its first save: none of its "
+					"records kept";
+		else if (rc == -EPROTONOSUPPORT)
+			p->unreadable = "its buffer was laid out by another fxtauto version: none of "
+					"its records kept";
 		return rc < 0 ? rc : -ENOMEM;
 	}
 	p->s.live = map;
@@ -432,6 +441,16 @@ static int finish(struct fxt_manager *m, struct provider *p)
 	return 0;
 }
 
+/* Says process pid in the archive with no records of its own: an instant `event` saying why,
+ * in the manager's own section (at most 1000 of them). */
+static void note(struct fxt_manager *m, int pid, const char *name, const char *event,
+		 const char *why)
+{
+	if (m->noted < 1000 && fxt_saver_note(m->out, (uint32_t)m->np + 1, saver_clock(m),
+					      !m->noted, pid, name, event, why) == 0)
+		m->noted++;
+}
+
 /* A process that runs untraced (common/protocol.h, FXT_SESSION_UNTRACED_SUFFIX): counted, the
  * first of each kind named; when m is given, said in the archive (at most 1000 of them). */
 static void untraced(struct fxt_manager *m, int dir, const char *name, int pid,
@@ -463,14 +482,12 @@ static void untraced(struct fxt_manager *m, int dir, const char *name, int pid,
 	} else {
 		return;
 	}
-	if (!m || m->noted >= 1000)
+	if (!m)
 		return;
 	const char *prog = what;
 	if (strchr(prog, '/'))	/* shed: the process is named after what it exec'd */
 		prog = strrchr(prog, '/') + 1;
-	if (fxt_saver_untraced(m->out, (uint32_t)m->np + 1, saver_clock(m), !m->noted, pid, prog,
-			       why) == 0)
-		m->noted++;
+	note(m, pid, prog, "process not traced", why);
 }
 
 /* Buffer files no STARTED announced (a provider killed at once): read them too, in pid order.
@@ -506,6 +523,15 @@ static void scan_session(struct fxt_manager *m, struct fxt_manager_stats *st, in
 		}
 }
 
+/* Counts a provider whose data is corrupt (pid, why) into the summary st: the first named. */
+static void count_corrupt(struct fxt_manager_stats *st, int pid, const char *why)
+{
+	if (!st->corrupt++) {
+		st->corrupt_pid = pid;
+		snprintf(st->corrupt_why, sizeof(st->corrupt_why), "%s", why);
+	}
+}
+
 /* Adds what provider s put in the archive to the summary st. */
 static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
 {
@@ -521,10 +547,8 @@ static void add_stats(struct fxt_manager_stats *st, const struct fxt_saved *s)
 		st->span_ns = s->st.span_ns;
 	}
 	const char *bad = s->vet ? fxt_vet_problem(s->vet) : NULL;
-	if (bad && !st->corrupt++) {
-		st->corrupt_pid = s->pid;
-		snprintf(st->corrupt_why, sizeof(st->corrupt_why), "%s", bad);
-	}
+	if (bad)
+		count_corrupt(st, s->pid, bad);
 }
 
 int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
@@ -538,7 +562,12 @@ int fxt_manager_write(struct fxt_manager *m, struct fxt_manager_stats *st)
 			rc = finish(m, p);
 		if (p->done)
 			add_stats(st, &p->s);
+		else if (p->unreadable)
+			count_corrupt(st, p->s.pid, p->unreadable);
 	}
+	for (size_t i = 0; i < m->np && !rc; i++)	/* after every provider: ids all given */
+		if (m->p[i].unreadable)
+			note(m, m->p[i].s.pid, "process", "provider data corrupt", m->p[i].unreadable);
 	struct fxt_manager_stats again;	/* counted above: now said in the archive, after
 					 * every provider (their ids are all given) */
 	if (!rc && (st->untraced || st->shed))
@@ -564,8 +593,13 @@ int fxt_manager_snapshot(struct fxt_manager *m, int fd, uint64_t cutoff,
 	scan_session(m, &untraced, 0);	/* buffers whose STARTED is not read yet */
 	for (size_t i = 0; i < m->np && !rc; i++) {
 		struct provider *p = &m->p[i];
-		if (p->done || p->refused || attach(m, p) < 0)
+		if (p->done || p->refused)
 			continue;
+		if (attach(m, p) < 0) {
+			if (p->unreadable)
+				count_corrupt(st, p->s.pid, p->unreadable);
+			continue;
+		}
 		/* A saver state of its own over the same read-only mapping: the trace's state
 		 * (what was saved, the vetting) is left as it is. */
 		struct fxt_saved f = { .pid = p->s.pid, .ppid = p->s.ppid, .id = p->s.id,

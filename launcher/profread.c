@@ -117,6 +117,9 @@ static int note_loss(struct profread *pr, const struct fxt_reader *r, const stru
 	} else if (is_cat(rec->u.event.category, "fxtauto") &&
 		   is_cat(rec->u.event.name, "process not traced")) {
 		pr->untraced++;
+	} else if (is_cat(rec->u.event.category, "fxtauto") &&
+		   is_cat(rec->u.event.name, "provider data corrupt")) {
+		pr->corrupt++;
 	}
 	return 0;
 }
@@ -128,6 +131,11 @@ void profread_print_loss(const struct profread *pr, FILE *f)
 		fprintf(f, "\nnote: %" PRIu64 " process%s ran untraced (fxt dump shows which and why): "
 		       "the figures miss %s calls\n", pr->untraced, pr->untraced == 1 ? "" : "es",
 		       pr->untraced == 1 ? "its" : "their");
+	if (pr->corrupt)
+		fprintf(f, "\nnote: %" PRIu64 " process%s wrote over %s own trace data (fxt dump shows "
+		       "which and why): the figures miss what %s recorded after the damage\n",
+		       pr->corrupt, pr->corrupt == 1 ? "" : "es", pr->corrupt == 1 ? "its" : "their",
+		       pr->corrupt == 1 ? "it" : "they");
 	if (pr->dropped)
 		fprintf(f, "\nnote: %" PRIu64 " records were dropped while recording (fxt stats): the "
 		       "figures miss their calls\n", pr->dropped);

@@ -29,6 +29,7 @@ struct profread {
 					 * and how many buffers wrapped */
 	uint64_t kept_ns;	/* the shortest span such a buffer kept */
 	uint64_t untraced;	/* processes the archive says ran untraced */
+	uint64_t corrupt;	/* processes whose data the archive says ended early (corrupt) */
 	struct fxt_oncpu *oncpu;	/* context switches (pass 1), or NULL: none recorded */
 	int pass2;
 	struct fxt_sv last_cat;		/* the category of the last duration event */
@@ -49,7 +50,7 @@ int profread_load(struct profread *pr, const char *cmd, const char *path,
 /* The name of kernel object koid of type FXT_OBJ_TYPE_* ("" when unnamed). */
 struct fxt_sv profread_name(struct profread *pr, unsigned type, uint64_t koid);
 /* What the figures miss, as the archive says (records dropped, buffers overwritten, processes
- * untraced): notes to f, each after an empty line. */
+ * untraced, data corrupt): notes to f, each after an empty line. */
 void profread_print_loss(const struct profread *pr, FILE *f);
 /* Out of memory after or while reading: "fxt CMD: out of memory", and the read says nothing
  * more. Returns CMD_EXIT_ERROR. */

@@ -469,8 +469,8 @@ static void kept_account(struct fxt_saved *s, uint64_t end, const struct fxt_sav
 	s->st.span_ns = (uint64_t)((double)(end - start) * 1e9 / (double)tps);
 }
 
-int fxt_saver_untraced(struct fxt_out *o, uint32_t id, const struct fxt_saver_clock *clock,
-		       int first, int pid, const char *name, const char *why)
+int fxt_saver_note(struct fxt_out *o, uint32_t id, const struct fxt_saver_clock *clock, int first,
+		   int pid, const char *name, const char *event, const char *why)
 {
 	uint64_t rec[512], ts = clock->now.ticks;
 	int n = 0;
@@ -487,7 +487,7 @@ int fxt_saver_untraced(struct fxt_out *o, uint32_t id, const struct fxt_saver_cl
 					     fxt_str_inl(why, (uint32_t)strnlen(why, 1000)));
 	struct fxt_event e = fxt_ev_instant(fxt_thread_inl((uint64_t)pid, (uint64_t)pid),
 					    fxt_str_inl("fxtauto", 7),
-					    fxt_str_inl("process not traced", 18), ts);
+					    fxt_str_inl(event, (uint32_t)strnlen(event, 100)), ts);
 	e.args = &arg;
 	e.nargs = 1;
 	n += fxt_event_write(rec + n, &e);

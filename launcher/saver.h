@@ -66,13 +66,15 @@ struct fxt_saver_clock {
 int fxt_saver_save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 		   const struct fxt_saver_clock *clock);
 
-/* A process that ran untraced (no buffer, or an exec without the preload), said in the archive
- * in the section of provider `id` (the manager's own, past every process's id): with first,
- * that provider's prologue ("fxtrun", the manager's clock); then the process record of pid
- * named `name` and an instant "process not traced" (category fxtauto, argument `reason`: why)
- * at the clock's now. Fails: -errno (the archive's write error). */
-int fxt_saver_untraced(struct fxt_out *o, uint32_t id, const struct fxt_saver_clock *clock,
-		       int first, int pid, const char *name, const char *why);
+/* A process none of whose records are in the archive (it ran untraced: no buffer, an exec
+ * without the preload; or its buffer header was unreadable), said in the archive in the
+ * section of provider `id` (the manager's own, past every process's id): with first, that
+ * provider's prologue ("fxtrun", the manager's clock); then the process record of pid named
+ * `name` and an instant `event` ("process not traced", "provider data corrupt"; category
+ * fxtauto, argument `reason`: why) at the clock's now. Fails: -errno (the archive's write
+ * error). */
+int fxt_saver_note(struct fxt_out *o, uint32_t id, const struct fxt_saver_clock *clock, int first,
+		   int pid, const char *name, const char *event, const char *why);
 
 /* Ends provider s: a last save (events stamped after cutoff or after the provider's stop left
  * out; cutoff 0: none; the durable records after a hole a killed writer left are saved too),

@@ -63,7 +63,7 @@ void fxt_summary_print(const char *me, const struct fxt_manager_stats *st, doubl
 	else
 		fprintf(stderr, ".\n%s: the archive is in the file given when the trace started.\n",
 			me);
-	if (!st->processes && !st->untraced)
+	if (!st->processes && !st->untraced && !st->corrupt)
 		fprintf(stderr, "%s: no process was traced: %s\n", me, nothing);
 }
 

@@ -18,3 +18,7 @@ if(TARGET fxt_manager_core)
 	fxt_unit_test(test-ahead unit/test-ahead.c LIBS fxt_manager_core)
 	set_tests_properties(test-ahead PROPERTIES LABELS tsan)	# out.c's writer thread under the manager
 endif()
+# The manager's word on buffers whose header it cannot read (launcher/manager.c).
+if(TARGET fxt_manager_core)
+	fxt_unit_test(test-manager unit/test-manager.c LIBS fxt_manager_core)
+endif()

@@ -93,7 +93,7 @@ int fxt_buf_attach_copy(struct fxt_buf *b, const void *mem, size_t size, struct 
 	if (copy->version != FXT_BUF_VERSION)
 		return -EPROTONOSUPPORT;
 	if (!layout_ok(copy, size) || copy->chunk_size > FXT_BUF_MAX_CHUNK)
-		return -EINVAL;
+		return -EBADMSG;	/* a buffer's magic over a layout no writer makes */
 	memset(b, 0, sizeof(*b));
 	b->hdr = copy;
 	b->base = (uint8_t *)(uintptr_t)mem;

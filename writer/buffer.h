@@ -212,7 +212,9 @@ int fxt_buf_attach(struct fxt_buf *b, void *mem, size_t size);
  * (b->hdr = copy), so a writer that later scribbles over its header cannot move the areas
  * under the reader; chunk sizes above FXT_BUF_MAX_CHUNK are refused. The counters must be read
  * from the mapping itself ((const struct fxt_buf_hdr *)mem), and bounded by the copy's layout.
- * Fails: -EINVAL, -EPROTONOSUPPORT as fxt_buf_attach(). Thread-safe; async-signal-safe. */
+ * Fails: -EINVAL (no magic: not a buffer, or not one yet), -EPROTONOSUPPORT (other version),
+ * -EBADMSG (the magic over an inconsistent layout: a header overwritten). Thread-safe;
+ * async-signal-safe. */
 int fxt_buf_attach_copy(struct fxt_buf *b, const void *mem, size_t size, struct fxt_buf_hdr *copy);
 
 /* Reserves `words` words in the durable area: one atomic add. The caller writes the record and

@@ -24,16 +24,19 @@ teardown() {
 }
 
 # scribbled MODE: r-scribble MODE under fxtrun; its healthy child keeps every call, the archive
-# is valid, the summary and the archive name the scribbler. Without context switches: the
+# is valid, the summary, the archive and the report name the scribbler (whether the manager read
+# its header before the scribbling or not: a busy machine decides). Without context switches: the
 # scribbler aims at the one chunk writer it knows (the switch reader's chunk moves it).
 scribbled() {
 	run --separate-stderr timeout 60 "$FXTRUN" --sched=0 -o s.fxt "$RPROGS/r-scribble" "$1"
+	echo "fxtrun said: $stderr"	# shown if an assertion below fails
 	[ "$status" -eq 3 ]	# as untraced
 	"$FXT" check -q s.fxt
 	[ "$(calls s.fxt child_call)" -eq 1000 ]
 	[[ "$stderr" == *"1 provider wrote corrupt data"* ]]
 	pid=$(grep -o 'corrupt data.*(pid [0-9]*' <<<"$stderr" | grep -o '[0-9]*$')
 	"$FXT" dump s.fxt | grep -q "thread=$pid/$pid cat=\"fxtauto\" name=\"provider data corrupt\""
+	"$FXT" report s.fxt | grep -q "^note: 1 process wrote over its own trace data"
 }
 
 @test "scribbled records: that provider ends at its last good record, the others are whole" {

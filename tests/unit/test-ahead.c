@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "check.h"
 #include "common/protocol.h"
 #include "fxt/reader.h"
@@ -59,31 +60,6 @@ static void calls(struct fxt_chunk_w *w, int n, uint64_t *ts)
 		if (r)
 			fxt_event_write(r, &e);
 	}
-}
-
-/* Events in the archive of out_fd, or -1 when the strict reader or the validator refuse it. */
-static long archive_events(int fd)
-{
-	off_t len = lseek(fd, 0, SEEK_END);
-	uint64_t *a = len > 0 ? malloc((size_t)len) : NULL;
-	struct fxt_reader *r;
-	struct fxt_validator *v;
-	struct fxt_record rec;
-	long events = -1;
-	if (a && pread(fd, a, (size_t)len, 0) == len &&
-	    !fxt_reader_open_mem(&r, a, (size_t)len, FXT_READER_STRICT)) {
-		int rc = 0, got;
-		if (fxt_validator_new(&v) == 0) {
-			while ((got = fxt_reader_next(r, &rec)) == FXT_READ_RECORD && !rc)
-				rc = fxt_validator_add(v, &rec);
-			if (got == FXT_READ_END && !rc && !fxt_validator_finish(v))
-				events = (long)fxt_validator_summary(v)->events;
-			fxt_validator_free(v);
-		}
-		fxt_reader_close(r);
-	}
-	free(a);
-	return events;
 }
 
 int main(void)
@@ -161,7 +137,7 @@ int main(void)
 	ok(rc == 0 && stats.saved > 0 && stats.events == (uint64_t)total,
 	   "the final write: %llu events of %ld, %llu bytes saved ahead",
 	   (unsigned long long)stats.events, total, (unsigned long long)stats.saved);
-	ok(archive_events(fileno(f)) == total, "the archive is valid and holds each event once");
+	ok(archive_events(fileno(f), NULL, NULL) == total, "the archive is valid and holds each event once");
 	fxt_manager_free(m);
 	close(conn);
 	munmap(mem, SIZE);
