@@ -2,10 +2,12 @@
  * process and thread koids, its number of complete slices (duration complete events, and
  * duration begin/end pairs), its process and thread names when kernel object records give them.
  * Build against an installed fxtauto: cc read-archive.c $(pkg-config --cflags --libs fxtreader)
- * Usage: read-archive ARCHIVE; exit 0, or 1 when the archive is truncated or corrupt. */
+ * Usage: read-archive ARCHIVE; exit 0, 1 when the archive is truncated or corrupt (the counts
+ * of what precedes are printed), 2 when it cannot be opened. */
 /* SPDX-License-Identifier: MIT */
 #include <fxt/reader.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +23,10 @@ static struct entry *find(uint64_t pid, uint64_t tid)
 	for (size_t i = 0; i < nentries; i++)
 		if (entries[i].pid == pid && entries[i].tid == tid)
 			return &entries[i];
-	if (!(entries = realloc(entries, (nentries + 1) * sizeof(*entries))))
+	if (!(entries = realloc(entries, (nentries + 1) * sizeof(*entries)))) {
+		fprintf(stderr, "read-archive: out of memory\n");
 		exit(2);
+	}
 	entries[nentries] = (struct entry){ .pid = pid, .tid = tid, .name = { "", 0 } };
 	return &entries[nentries++];
 }
@@ -30,10 +34,14 @@ static struct entry *find(uint64_t pid, uint64_t tid)
 int main(int argc, char **argv)
 {
 	struct fxt_reader *r;
-	static struct fxt_record rec;
+	struct fxt_record rec;
 	int res;
-	if (argc != 2 || fxt_reader_open(&r, argv[1], 0) < 0) {
-		fprintf(stderr, "usage: read-archive ARCHIVE (an FXT file that can be read)\n");
+	if (argc != 2) {
+		fprintf(stderr, "usage: read-archive ARCHIVE\n");
+		return 2;
+	}
+	if ((res = fxt_reader_open(&r, argv[1], 0)) < 0) {
+		fprintf(stderr, "read-archive: %s: %s\n", argv[1], strerror(-res));
 		return 2;
 	}
 	while ((res = fxt_reader_next(r, &rec)) == FXT_READ_RECORD) {

@@ -74,5 +74,9 @@ for prog in "$@"; do
 	done
 	echo "ok: $prog: $(wc -l <"dump$n.txt") threads, $(awk '{ s += $3 } END { print s }' "dump$n.txt") slices, as fxt dump counts"
 done
+rc=0
+./ra-static missing.fxt 2>missing.err || rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <missing.err)" = 1 ] ||
+	fail "read-archive on a missing file: exit $rc, $(cat missing.err)"
 grep -q "/worker-0$" ra-shared1.out || fail "read-archive does not name the threads: $(cat ra-shared1.out)"
 echo "reader library ok"
