@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "client/client.h"
-#include "writer/fields.h"
 
 static int is_magic(const struct fxt_record *rec)
 {

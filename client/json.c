@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "client/client.h"
-#include "writer/fields.h"
 
 #define JBUF 65536
 

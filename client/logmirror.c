@@ -8,7 +8,6 @@
 #include <errno.h>
 
 #include "client/client.h"
-#include "writer/fields.h"
 
 struct last_log {
 	struct ckey key;	/* a = pid, b = tid */

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "client/client.h"
-#include "writer/fields.h"
 
 #define NAME_CACHE 1024	/* --function matches by name address (indexed names share one) */
 /* A thread printed keeps room for this many events (and 16 bytes of text each) at most: the

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "client/client.h"
-#include "writer/fields.h"
 
 const char fxt_sel_usage[] =
 	"  --pid PIDS       only these processes   --tid TIDS  only these threads\n"

@@ -10,8 +10,6 @@
 
 #include "fxt/reader.h"
 #include "launcher/cmd.h"
-#include "reader/print.h"
-#include "writer/fields.h"
 
 static int is_magic(const struct fxt_record *rec)
 {
@@ -63,7 +61,7 @@ int cmd_dump(int argc, char **argv)
 			fxt_reader_close(r);
 			return CMD_EXIT_INVALID;
 		}
-		fxt_print_record(stdout, &rec);
+		fxt_record_print(stdout, &rec);
 	}
 	if (res == FXT_READ_END && n == 0) {
 		fprintf(stderr, "fxt dump: %s: offset 0: empty archive (no magic number record)\n",

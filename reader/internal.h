@@ -51,9 +51,6 @@ struct fxt_reader {
 	struct fxt_reader_stats stats;
 };
 
-/* Records an error message at the current record's offset; returns -1. */
-int fxt_fail(struct fxt_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Makes provider id current, creating it on first sight. reset: a provider info record starts
  * the provider afresh (its tables and tick rate are dropped). Returns 0 or -ENOMEM. */
 int fxt_provider_switch(struct fxt_reader *r, uint32_t id, int reset);

@@ -1,8 +1,7 @@
-/* Canonical text of a record (reader/print.h): one line per record, fields in a fixed order,
- * strings quoted with C escapes so that any bytes print as one line. */
+/* Canonical text of a record (fxt/reader.h, "Text of a record"): one line per record, fields in
+ * a fixed order, strings quoted with C escapes so that any bytes print as one line. */
 /* SPDX-License-Identifier: MIT */
-#include "reader/print.h"
-#include "writer/fields.h"
+#include "fxt/reader.h"
 
 #include <inttypes.h>
 
@@ -19,9 +18,13 @@ static const char *const meta_names[] = {
 static const char *const sched_names[] = { "legacy_context_switch", "context_switch",
 						   "thread_wakeup" };
 
+/* names[v] of a table, or other when v is past its end. */
+#define NAME_OR(names, v, other) \
+	((v) < sizeof(names) / sizeof((names)[0]) ? (names)[v] : (other))
+
 const char *fxt_arg_type_name(unsigned type)
 {
-	return type < sizeof(arg_names) / sizeof(arg_names[0]) ? arg_names[type] : "unknown";
+	return NAME_OR(arg_names, type, "unknown");
 }
 
 const char *fxt_record_kind(const struct fxt_record *rec)
@@ -30,24 +33,34 @@ const char *fxt_record_kind(const struct fxt_record *rec)
 	case FXT_RT_METADATA:
 		if (rec->u.meta.meta_type == FXT_MT_TRACE_INFO)
 			return "magic";
-		return rec->u.meta.meta_type < 5 ? meta_names[rec->u.meta.meta_type] : "metadata";
+		return NAME_OR(meta_names, rec->u.meta.meta_type, "metadata");
 	case FXT_RT_INITIALIZATION: return "init";
 	case FXT_RT_STRING: return "string";
 	case FXT_RT_THREAD: return "thread";
-	case FXT_RT_EVENT:
-		return rec->u.event.event_type <= FXT_ET_FLOW_END
-			       ? event_names[rec->u.event.event_type]
-			       : "event";
+	case FXT_RT_EVENT: return NAME_OR(event_names, rec->u.event.event_type, "event");
 	case FXT_RT_BLOB: return "blob";
 	case FXT_RT_USERSPACE_OBJECT: return "userspace_object";
 	case FXT_RT_KERNEL_OBJECT: return "kernel_object";
-	case FXT_RT_SCHEDULING:
-		return rec->u.sched.sched_type <= FXT_ST_THREAD_WAKEUP
-			       ? sched_names[rec->u.sched.sched_type]
-			       : "scheduling";
+	case FXT_RT_SCHEDULING: return NAME_OR(sched_names, rec->u.sched.sched_type, "scheduling");
 	case FXT_RT_LOG: return "log";
 	case FXT_RT_LARGE: return "large_blob";
 	default: return "unknown";
+	}
+}
+
+const char *fxt_arg_text(const struct fxt_arg *a, char buf[FXT_ARG_TEXT_MAX])
+{
+	switch (a->type) {
+	case FXT_AT_NULL: return "null";
+	case FXT_AT_BOOL: return a->v.boolean ? "true" : "false";
+	case FXT_AT_INT32:
+	case FXT_AT_INT64: snprintf(buf, FXT_ARG_TEXT_MAX, "%" PRId64, a->v.i64); return buf;
+	case FXT_AT_UINT32:
+	case FXT_AT_UINT64:
+	case FXT_AT_KOID: snprintf(buf, FXT_ARG_TEXT_MAX, "%" PRIu64, a->v.u64); return buf;
+	case FXT_AT_POINTER: snprintf(buf, FXT_ARG_TEXT_MAX, "0x%" PRIx64, a->v.u64); return buf;
+	case FXT_AT_DOUBLE: snprintf(buf, FXT_ARG_TEXT_MAX, "%.17g", a->v.dbl); return buf;
+	default: return NULL;
 	}
 }
 
@@ -66,9 +79,23 @@ static void put_str(FILE *f, struct fxt_sv sv)
 	putc('"', f);
 }
 
+/* " key=<quoted string>" */
+static void put_field(FILE *f, const char *key, struct fxt_sv sv)
+{
+	fprintf(f, " %s=", key);
+	put_str(f, sv);
+}
+
 static void put_koids(FILE *f, const char *what, struct fxt_koids k)
 {
 	fprintf(f, " %s=%" PRIu64 "/%" PRIu64, what, k.pid, k.tid);
+}
+
+/* When and on which thread: " ts=<ticks> thread=<pid>/<tid>" */
+static void put_stamp(FILE *f, uint64_t ts, struct fxt_koids thread)
+{
+	fprintf(f, " ts=%" PRIu64, ts);
+	put_koids(f, "thread", thread);
 }
 
 static void put_args(FILE *f, const struct fxt_record *rec)
@@ -82,23 +109,19 @@ static void put_args(FILE *f, const struct fxt_record *rec)
 			fputs(", ", f);
 		put_str(f, a->name);
 		fprintf(f, ":%s", fxt_arg_type_name(a->type));
-		switch (a->type) {
-		case FXT_AT_NULL: break;
-		case FXT_AT_INT32:
-		case FXT_AT_INT64: fprintf(f, "=%" PRId64, a->v.i64); break;
-		case FXT_AT_UINT32:
-		case FXT_AT_UINT64:
-		case FXT_AT_KOID: fprintf(f, "=%" PRIu64, a->v.u64); break;
-		case FXT_AT_POINTER: fprintf(f, "=0x%" PRIx64, a->v.u64); break;
-		case FXT_AT_DOUBLE: fprintf(f, "=%.17g", a->v.dbl); break;
-		case FXT_AT_STRING: putc('=', f); put_str(f, a->v.str); break;
-		case FXT_AT_BOOL: fputs(a->v.boolean ? "=true" : "=false", f); break;
+		char buf[FXT_ARG_TEXT_MAX];
+		const char *text = fxt_arg_text(a, buf);
+		if (a->type == FXT_AT_STRING) {
+			putc('=', f);
+			put_str(f, a->v.str);
+		} else if (a->type != FXT_AT_NULL && text) {
+			fprintf(f, "=%s", text);
 		}
 	}
 	putc('}', f);
 }
 
-int fxt_print_record(FILE *f, const struct fxt_record *rec)
+int fxt_record_print(FILE *f, const struct fxt_record *rec)
 {
 	fprintf(f, "%08" PRIx64 " %s", rec->offset, fxt_record_kind(rec));
 	switch (rec->type) {
@@ -109,8 +132,7 @@ int fxt_print_record(FILE *f, const struct fxt_record *rec)
 		}
 		fprintf(f, " provider=%u", rec->u.meta.provider_id);
 		if (rec->u.meta.meta_type == FXT_MT_PROVIDER_INFO) {
-			fputs(" name=", f);
-			put_str(f, rec->u.meta.name);
+			put_field(f, "name", rec->u.meta.name);
 		} else if (rec->u.meta.meta_type == FXT_MT_PROVIDER_EVENT) {
 			fprintf(f, " event=%u%s", rec->u.meta.event_id,
 				rec->u.meta.event_id == FXT_PE_BUFFER_OVERFLOW ? "(buffer_full)" : "");
@@ -128,12 +150,9 @@ int fxt_print_record(FILE *f, const struct fxt_record *rec)
 		put_koids(f, "koids", rec->u.thread.koids);
 		break;
 	case FXT_RT_EVENT:
-		fprintf(f, " ts=%" PRIu64, rec->u.event.ts);
-		put_koids(f, "thread", rec->u.event.thread);
-		fputs(" cat=", f);
-		put_str(f, rec->u.event.category);
-		fputs(" name=", f);
-		put_str(f, rec->u.event.name);
+		put_stamp(f, rec->u.event.ts, rec->u.event.thread);
+		put_field(f, "cat", rec->u.event.category);
+		put_field(f, "name", rec->u.event.name);
 		if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE)
 			fprintf(f, " end_ts=%" PRIu64 " dur=%" PRIu64, rec->u.event.end_ts,
 				rec->u.event.end_ts - rec->u.event.ts);
@@ -174,20 +193,15 @@ int fxt_print_record(FILE *f, const struct fxt_record *rec)
 		}
 		break;
 	case FXT_RT_LOG:
-		fprintf(f, " ts=%" PRIu64, rec->u.log.ts);
-		put_koids(f, "thread", rec->u.log.thread);
-		fputs(" msg=", f);
-		put_str(f, rec->u.log.msg);
+		put_stamp(f, rec->u.log.ts, rec->u.log.thread);
+		put_field(f, "msg", rec->u.log.msg);
 		break;
 	case FXT_RT_LARGE:
 		fprintf(f, " format=%u size=%" PRIu64 " cat=", rec->u.large.format, rec->u.large.size);
 		put_str(f, rec->u.large.category);
-		fputs(" name=", f);
-		put_str(f, rec->u.large.name);
-		if (rec->u.large.format == FXT_LBF_METADATA) {
-			fprintf(f, " ts=%" PRIu64, rec->u.large.ts);
-			put_koids(f, "thread", rec->u.large.thread);
-		}
+		put_field(f, "name", rec->u.large.name);
+		if (rec->u.large.format == FXT_LBF_METADATA)
+			put_stamp(f, rec->u.large.ts, rec->u.large.thread);
 		break;
 	}
 	put_args(f, rec);

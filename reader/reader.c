@@ -18,46 +18,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 2, 3))) int fxt_fail(struct fxt_reader *r, const char *fmt, ...)
+/* Keeps a one-line message at the current record's offset and returns -1; given a counter and
+ * outside STRICT mode, adds one to it instead and returns 0. */
+__attribute__((format(printf, 3, 4))) static int note(struct fxt_reader *r,
+						       uint64_t *lenient_counter, const char *fmt,
+						       ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
-	va_end(ap);
-	r->err.offset = r->rec_offset;
-	return -1;
-}
-
-/* STRICT: keeps the message and its offset, returns -1; lenient: adds one to *counter and
- * returns 0. */
-static int strict_or_count(struct fxt_reader *r, uint64_t *counter, const char *fmt, va_list ap)
-{
-	if (!(r->flags & FXT_READER_STRICT)) {
-		(*counter)++;
+	if (lenient_counter && !(r->flags & FXT_READER_STRICT)) {
+		(*lenient_counter)++;
 		return 0;
 	}
+	va_list ap;
+	va_start(ap, fmt);
 	vsnprintf(r->err.msg, sizeof(r->err.msg), fmt, ap);
+	va_end(ap);
 	r->err.offset = r->rec_offset;
 	return -1;
 }
 
-/* A violation that STRICT mode reports (returns -1) and lenient mode counts (returns 0). */
-__attribute__((format(printf, 2, 3))) static int violation(struct fxt_reader *r, const char *fmt,
-							   ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = strict_or_count(r, &r->stats.lenient_fixes, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+/* Malformed input, reported in both modes: returns -1. */
+#define fail(r, ...) note((r), NULL, __VA_ARGS__)
 
-static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
-{
-	if (word & ~used)
-		return violation(r, "non-zero reserved bits 0x%llx", (unsigned long long)(word & ~used));
-	return 0;
-}
+/* A violation that STRICT mode reports (returns -1) and lenient mode counts (returns 0). */
+#define violation(r, ...) note((r), &(r)->stats.lenient_fixes, __VA_ARGS__)
 
 /* A subtype the spec leaves undefined inside a defined record type (an event type past flow
  * end, a metadata or trace info type, a scheduling or large record type, a blob format): STRICT
@@ -65,14 +48,13 @@ static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
  * record types and argument types are not such: the spec defines new ones as the ways to extend
  * the format (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#extend-the-format),
  * so they are skipped in both modes. */
-__attribute__((format(printf, 2, 3))) static int undefined(struct fxt_reader *r, const char *fmt,
-							   ...)
+#define undefined(r, ...) note((r), &(r)->stats.unknown_skipped, __VA_ARGS__)
+
+static int check_reserved(struct fxt_reader *r, uint64_t word, uint64_t used)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = strict_or_count(r, &r->stats.unknown_skipped, fmt, ap);
-	va_end(ap);
-	return rc;
+	if (word & ~used)
+		return violation(r, "non-zero reserved bits 0x%llx", (unsigned long long)(word & ~used));
+	return 0;
 }
 
 /* The bytes after a stream of len bytes up to its 8-byte boundary must be zero (the spec's
@@ -97,13 +79,27 @@ static int check_utf8(struct fxt_reader *r, const char *s, uint32_t len)
 	return violation(r, "string of %u bytes is not valid UTF-8", len);
 }
 
-/* Resolves a 16-bit string ref, taking an inline stream from the cursor. */
 /* On the hot path of every event: always inlined, like read_tref() and read_event(). */
 #define HOT static inline __attribute__((always_inline))
 
 /* Off the hot path: kept out of line so that the event path needs few registers. */
 #define COLD static __attribute__((noinline))
 
+/* Takes a stream of len bytes of text (what: "an inline string"...) from the cursor into *out:
+ * it must fit in the record, else fails; padding other than zero and invalid UTF-8 are
+ * violations. Returns 0 or -1. */
+HOT int read_text(struct fxt_reader *r, struct fxt_cursor *c, uint32_t len, const char *what,
+		  struct fxt_sv *out)
+{
+	out->len = len;
+	if (!fxt_cursor_bytes(c, len, &out->s))
+		return fail(r, "%s of %u bytes runs past the record end", what, len);
+	if (check_padding(r, out->s, len, what))
+		return -1;
+	return check_utf8(r, out->s, len);
+}
+
+/* Resolves a 16-bit string ref, taking an inline stream from the cursor. */
 HOT int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, struct fxt_sv *out)
 {
 	if (ref == 0) {
@@ -111,14 +107,8 @@ HOT int read_sref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 		out->len = 0;
 		return 0;
 	}
-	if (ref & FXT_STRREF_INLINE) {
-		out->len = ref & FXT_STRREF_LEN_MASK;
-		if (!fxt_cursor_bytes(c, out->len, &out->s))
-			return fxt_fail(r, "inline string of %u bytes runs past the record end", out->len);
-		if (check_padding(r, out->s, out->len, "an inline string"))
-			return -1;
-		return check_utf8(r, out->s, out->len);
-	}
+	if (ref & FXT_STRREF_INLINE)
+		return read_text(r, c, ref & FXT_STRREF_LEN_MASK, "an inline string", out);
 	const struct fxt_sv *s = fxt_string_get(r, ref);
 	if (s) {
 		*out = *s;
@@ -134,7 +124,7 @@ HOT int read_tref(struct fxt_reader *r, struct fxt_cursor *c, unsigned ref, stru
 {
 	if (ref == 0) {
 		if (!fxt_cursor_u64(c, &out->pid) || !fxt_cursor_u64(c, &out->tid))
-			return fxt_fail(r, "inline thread runs past the record end");
+			return fail(r, "inline thread runs past the record end");
 		return 0;
 	}
 	const struct fxt_koids *k = fxt_thread_get(r, ref);
@@ -156,12 +146,12 @@ COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 		uint64_t h, w;
 		struct fxt_cursor a;
 		if (!fxt_cursor_u64(c, &h))
-			return fxt_fail(r, "argument %u runs past the record end", i);
+			return fail(r, "argument %u runs past the record end", i);
 		uint64_t size = fxt_field_get(FXT_ARG_SIZE, h);
 		if (size == 0)
-			return fxt_fail(r, "argument %u has size 0", i);
+			return fail(r, "argument %u has size 0", i);
 		if (!fxt_cursor_sub(c, size - 1, &a))
-			return fxt_fail(r, "argument %u of %llu words runs past the record end", i,
+			return fail(r, "argument %u of %llu words runs past the record end", i,
 					(unsigned long long)size);
 		struct fxt_arg *arg = &rec->args[rec->nargs];
 		arg->type = (unsigned)fxt_field_get(FXT_ARG_TYPE, h);
@@ -185,7 +175,7 @@ COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 		case FXT_AT_POINTER:
 		case FXT_AT_KOID:
 			if (!fxt_cursor_u64(&a, &w))
-				return fxt_fail(r, "argument %u value runs past its size", i);
+				return fail(r, "argument %u value runs past its size", i);
 			if (arg->type == FXT_AT_DOUBLE)
 				memcpy(&arg->v.dbl, &w, sizeof(w));
 			else
@@ -202,7 +192,7 @@ COLD int read_args(struct fxt_reader *r, struct fxt_cursor *c, unsigned nargs,
 			break;
 		default:
 			if (r->flags & FXT_READER_RESERVED)
-				return fxt_fail(r, "argument %u: argument type %u is reserved", i,
+				return fail(r, "argument %u: argument type %u is reserved", i,
 						arg->type);
 			r->stats.unknown_skipped++;
 			continue;
@@ -227,22 +217,19 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c,
 	rec->u.meta.provider_id = id;
 	switch (mt) {
 	case FXT_MT_PROVIDER_INFO:
-		rec->u.meta.name.len = (uint32_t)fxt_field_get(FXT_META_NAME_LEN, h);
-		if (!fxt_cursor_bytes(c, rec->u.meta.name.len, &rec->u.meta.name.s))
-			return fxt_fail(r, "provider name runs past the record end");
-		if (check_reserved(r, h, FXT_BITS(0, 59)) ||
-		    check_padding(r, rec->u.meta.name.s, rec->u.meta.name.len, "a provider name") ||
-		    check_utf8(r, rec->u.meta.name.s, rec->u.meta.name.len))
+		if (read_text(r, c, (uint32_t)fxt_field_get(FXT_META_NAME_LEN, h), "a provider name",
+			      &rec->u.meta.name) ||
+		    check_reserved(r, h, FXT_BITS(0, 59)))
 			return -1;
 		if (fxt_provider_switch(r, id, 1) < 0)
-			return fxt_fail(r, "out of memory for provider tables");
+			return fail(r, "out of memory for provider tables");
 		r->cur->name = rec->u.meta.name;
 		break;
 	case FXT_MT_PROVIDER_SECTION:
 		if (check_reserved(r, h, FXT_BITS(0, 51)))
 			return -1;
 		if (fxt_provider_switch(r, id, 0) < 0)
-			return fxt_fail(r, "out of memory for provider tables");
+			return fail(r, "out of memory for provider tables");
 		break;
 	case FXT_MT_PROVIDER_EVENT:
 		rec->u.meta.event_id = (unsigned)fxt_field_get(FXT_META_EVENT_ID, h);
@@ -270,7 +257,7 @@ COLD int read_metadata(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c,
 COLD int read_init(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
 	if (!fxt_cursor_u64(c, &rec->u.init.ticks_per_second))
-		return fxt_fail(r, "initialization record without its ticks-per-second word");
+		return fail(r, "initialization record without its ticks-per-second word");
 	if (check_reserved(r, h, FXT_BITS(0, 15)))
 		return -1;
 	if (rec->u.init.ticks_per_second == 0 && violation(r, "zero ticks per second"))
@@ -283,17 +270,14 @@ COLD int read_string(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 {
 	uint16_t idx = (uint16_t)fxt_field_get(FXT_STRING_INDEX, h);
 	struct fxt_sv *s = &rec->u.string.str;
-	s->len = (uint32_t)fxt_field_get(FXT_STRING_LEN, h);
-	if (!fxt_cursor_bytes(c, s->len, &s->s))
-		return fxt_fail(r, "string of %u bytes runs past the record end", s->len);
-	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN) ||
-	    check_padding(r, s->s, s->len, "a string record") || check_utf8(r, s->s, s->len))
+	if (read_text(r, c, (uint32_t)fxt_field_get(FXT_STRING_LEN, h), "a string record", s) ||
+	    check_reserved(r, h, FXT_BITS(0, 30) | FXT_STRING_LEN))
 		return -1;
 	rec->u.string.index = idx;
 	if (idx == 0) /* the spec: such records must be ignored */
 		return violation(r, "string record for index 0") ? -1 : 0;
 	if (fxt_string_set(r, idx, *s) < 0)
-		return fxt_fail(r, "out of memory for the string table");
+		return fail(r, "out of memory for the string table");
 	return 1;
 }
 
@@ -301,14 +285,14 @@ COLD int read_thread(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, str
 {
 	uint8_t idx = (uint8_t)fxt_field_get(FXT_THREAD_INDEX, h);
 	if (!fxt_cursor_u64(c, &rec->u.thread.koids.pid) || !fxt_cursor_u64(c, &rec->u.thread.koids.tid))
-		return fxt_fail(r, "thread record shorter than 3 words");
+		return fail(r, "thread record shorter than 3 words");
 	if (check_reserved(r, h, FXT_BITS(0, 23)))
 		return -1;
 	rec->u.thread.index = idx;
 	if (idx == 0) /* the spec: such records must be ignored */
 		return violation(r, "thread record for index 0") ? -1 : 0;
 	if (fxt_thread_set(r, idx, rec->u.thread.koids) < 0)
-		return fxt_fail(r, "out of memory for the thread table");
+		return fail(r, "out of memory for the thread table");
 	return 1;
 }
 
@@ -320,7 +304,7 @@ HOT int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 	rec->u.event.event_type = et;
 	unsigned nargs = (unsigned)fxt_field_get(FXT_EVENT_ARG_CNT, h); /* rec->nargs is 0 already */
 	if (!fxt_cursor_u64(c, &rec->u.event.ts))
-		return fxt_fail(r, "event without a timestamp");
+		return fail(r, "event without a timestamp");
 	if (read_tref(r, c, (unsigned)fxt_field_get(FXT_EVENT_THREAD_REF, h), &rec->u.event.thread) ||
 	    read_sref(r, c, (unsigned)fxt_field_get(FXT_EVENT_CATEGORY_REF, h), &rec->u.event.category) ||
 	    read_sref(r, c, (unsigned)fxt_field_get(FXT_EVENT_NAME_REF, h), &rec->u.event.name) ||
@@ -335,11 +319,11 @@ HOT int read_event(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 		break;
 	case FXT_ET_DURATION_COMPLETE:
 		if (!fxt_cursor_u64(c, &rec->u.event.end_ts))
-			return fxt_fail(r, "complete event without its end timestamp");
+			return fail(r, "complete event without its end timestamp");
 		break;
 	default:
 		if (!fxt_cursor_u64(c, &rec->u.event.id))
-			return fxt_fail(r, "event without its id word");
+			return fail(r, "event without its id word");
 	}
 	return 1;
 }
@@ -352,7 +336,7 @@ COLD int read_blob(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_BLOB_NAME_REF, h), &rec->u.blob.name))
 		return -1;
 	if (!fxt_cursor_bytes(c, rec->u.blob.size, &data))
-		return fxt_fail(r, "blob payload of %u bytes runs past the record end", rec->u.blob.size);
+		return fail(r, "blob payload of %u bytes runs past the record end", rec->u.blob.size);
 	rec->u.blob.data = data;
 	if (check_padding(r, data, rec->u.blob.size, "a blob payload") ||
 	    check_reserved(r, h, FXT_BITS(0, 46) | FXT_BLOB_TYPE))
@@ -384,10 +368,10 @@ COLD int read_uobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 {
 	unsigned tref = (unsigned)fxt_field_get(FXT_UOBJ_THREAD_REF, h);
 	if (!fxt_cursor_u64(c, &rec->u.uobj.pointer))
-		return fxt_fail(r, "userspace object without its pointer word");
+		return fail(r, "userspace object without its pointer word");
 	if (tref == 0) {
 		if (!fxt_cursor_u64(c, &rec->u.uobj.process_koid))
-			return fxt_fail(r, "userspace object without its process koid");
+			return fail(r, "userspace object without its process koid");
 	} else {
 		struct fxt_koids k;
 		if (read_tref(r, c, tref, &k))
@@ -404,7 +388,7 @@ COLD int read_kobj(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struc
 {
 	rec->u.kobj.obj_type = (unsigned)fxt_field_get(FXT_KOBJ_TYPE, h);
 	if (!fxt_cursor_u64(c, &rec->u.kobj.koid))
-		return fxt_fail(r, "kernel object without its koid word");
+		return fail(r, "kernel object without its koid word");
 	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_KOBJ_NAME_REF, h), &rec->u.kobj.name) ||
 	    read_args(r, c, (unsigned)fxt_field_get(FXT_KOBJ_ARG_CNT, h), rec))
 		return -1;
@@ -420,7 +404,7 @@ COLD int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	if (st > FXT_ST_THREAD_WAKEUP)
 		return undefined(r, "undefined scheduling record type %u", st);
 	if (!fxt_cursor_u64(c, &s->ts))
-		return fxt_fail(r, "scheduling record without a timestamp");
+		return fail(r, "scheduling record without a timestamp");
 	if (st == FXT_ST_LEGACY_CONTEXT_SWITCH) {
 		s->cpu = (unsigned)fxt_field_get(FXT_LEGACY_CS_CPU, h);
 		s->out_state = (unsigned)fxt_field_get(FXT_LEGACY_CS_OUT_STATE, h);
@@ -438,9 +422,9 @@ COLD int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 		s->out_state = (unsigned)fxt_field_get(FXT_SCHED_OUT_STATE, h);
 		used |= FXT_SCHED_OUT_STATE;
 		if (!fxt_cursor_u64(c, &s->out_thread.tid) || !fxt_cursor_u64(c, &s->in_thread.tid))
-			return fxt_fail(r, "context switch without its thread words");
+			return fail(r, "context switch without its thread words");
 	} else if (!fxt_cursor_u64(c, &s->waking_tid)) {
-		return fxt_fail(r, "thread wakeup without its thread word");
+		return fail(r, "thread wakeup without its thread word");
 	}
 	if (read_args(r, c, (unsigned)fxt_field_get(FXT_SCHED_ARG_CNT, h), rec))
 		return -1;
@@ -449,16 +433,12 @@ COLD int read_sched(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 
 COLD int read_log(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, struct fxt_record *rec)
 {
-	struct fxt_sv *m = &rec->u.log.msg;
 	if (!fxt_cursor_u64(c, &rec->u.log.ts))
-		return fxt_fail(r, "log record without a timestamp");
-	if (read_tref(r, c, (unsigned)fxt_field_get(FXT_LOG_THREAD_REF, h), &rec->u.log.thread))
-		return -1;
-	m->len = (uint32_t)fxt_field_get(FXT_LOG_MSG_LEN, h);
-	if (!fxt_cursor_bytes(c, m->len, &m->s))
-		return fxt_fail(r, "log message of %u bytes runs past the record end", m->len);
-	if (check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF) ||
-	    check_padding(r, m->s, m->len, "a log message") || check_utf8(r, m->s, m->len))
+		return fail(r, "log record without a timestamp");
+	if (read_tref(r, c, (unsigned)fxt_field_get(FXT_LOG_THREAD_REF, h), &rec->u.log.thread) ||
+	    read_text(r, c, (uint32_t)fxt_field_get(FXT_LOG_MSG_LEN, h), "a log message",
+		      &rec->u.log.msg) ||
+	    check_reserved(r, h, FXT_BITS(0, 30) | FXT_LOG_THREAD_REF))
 		return -1;
 	return 1;
 }
@@ -477,7 +457,7 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	if (check_reserved(r, h, FXT_BITS(0, 43)))
 		return -1;
 	if (!fxt_cursor_u64(c, &w))
-		return fxt_fail(r, "large blob without its format header word");
+		return fail(r, "large blob without its format header word");
 	if (read_sref(r, c, (unsigned)fxt_field_get(FXT_LBLOB_CATEGORY_REF, w), &l->category) ||
 	    read_sref(r, c, (unsigned)fxt_field_get(FXT_LBLOB_NAME_REF, w), &l->name))
 		return -1;
@@ -485,7 +465,7 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 	l->thread.pid = l->thread.tid = 0;
 	if (l->format == FXT_LBF_METADATA) {
 		if (!fxt_cursor_u64(c, &l->ts))
-			return fxt_fail(r, "large blob without a timestamp");
+			return fail(r, "large blob without a timestamp");
 		if (read_tref(r, c, (unsigned)fxt_field_get(FXT_LBLOB_THREAD_REF, w), &l->thread) ||
 		    read_args(r, c, (unsigned)fxt_field_get(FXT_LBLOB_ARG_CNT, w), rec) ||
 		    check_reserved(r, w, FXT_BITS(0, 43)))
@@ -494,9 +474,9 @@ COLD int read_large(struct fxt_reader *r, uint64_t h, struct fxt_cursor *c, stru
 		return -1;
 	}
 	if (!fxt_cursor_u64(c, &l->size))
-		return fxt_fail(r, "large blob without its size word");
+		return fail(r, "large blob without its size word");
 	if (!fxt_cursor_bytes(c, l->size, &data))
-		return fxt_fail(r, "large blob payload of %llu bytes runs past the record end",
+		return fail(r, "large blob payload of %llu bytes runs past the record end",
 				(unsigned long long)l->size);
 	l->data = data;
 	return check_padding(r, data, l->size, "a large blob payload") ? -1 : 1;
@@ -513,11 +493,11 @@ static int decode(struct fxt_reader *r, const uint64_t *pos, size_t left, struct
 					       : fxt_field_get(FXT_RECORD_SIZE, h);
 	*words_out = words;
 	if (words == 0) {
-		fxt_fail(r, "record of type %u with size 0", type);
+		fail(r, "record of type %u with size 0", type);
 		return FXT_READ_CORRUPT;
 	}
 	if (words > left) {
-		fxt_fail(r, "record of %llu words runs past the end (%zu words left)",
+		fail(r, "record of %llu words runs past the end (%zu words left)",
 			 (unsigned long long)words, left);
 		return FXT_READ_TRUNCATED;
 	}
@@ -541,7 +521,7 @@ static int decode(struct fxt_reader *r, const uint64_t *pos, size_t left, struct
 	case FXT_RT_LOG: got = read_log(r, h, &c, rec); break;
 	case FXT_RT_LARGE: got = read_large(r, h, &c, rec); break;
 	default:
-		got = r->flags & FXT_READER_RESERVED ? fxt_fail(r, "record type %u is reserved",
+		got = r->flags & FXT_READER_RESERVED ? fail(r, "record type %u is reserved",
 								     (unsigned)type)
 						     : 0;
 		r->stats.unknown_skipped += got == 0;
@@ -582,7 +562,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		size_t left = (size_t)(r->end - r->pos);
 		if (left == 0) {
 			if (r->tail_bytes) {
-				fxt_fail(r, "archive ends with %u stray bytes", r->tail_bytes);
+				fail(r, "archive ends with %u stray bytes", r->tail_bytes);
 				return r->state = FXT_READ_TRUNCATED;
 			}
 			return r->state = FXT_READ_END;
@@ -604,7 +584,7 @@ int fxt_reader_decode(struct fxt_reader *r, const uint64_t *p, size_t words, uin
 {
 	if (!words) {
 		r->rec_offset = offset;
-		fxt_fail(r, "no record");
+		fail(r, "no record");
 		return FXT_READ_TRUNCATED;
 	}
 	uint64_t n;
@@ -767,7 +747,7 @@ int fxt_reader_rewind(struct fxt_reader *r)
 	memset(&r->stats, 0, sizeof(r->stats));
 	if (fxt_provider_switch(r, 0, 0) < 0) {
 		r->state = FXT_READ_CORRUPT;
-		fxt_fail(r, "out of memory for provider tables");
+		fail(r, "out of memory for provider tables");
 		return -ENOMEM;
 	}
 	return 0;

@@ -6,7 +6,6 @@
  * addressing; amortized O(1) per record; no output, no exit. One validator per thread. */
 /* SPDX-License-Identifier: MIT */
 #include "fxt/reader.h"
-#include "writer/fields.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -87,31 +86,28 @@ static uint64_t mix(uint64_t h)
 	return h;
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(struct fxt_validator *v, uint64_t offset,
-						       const char *fmt, ...)
+/* Keeps a one-line message with its offset: a broken rule (warning 0) as the problem, then
+ * returns -EBADMSG; a warning (something the spec allows but a tracer of nested calls should
+ * not write) as the latest warning, counted, then returns 0 (the record is accepted). */
+__attribute__((format(printf, 4, 5))) static int note(struct fxt_validator *v, int warning,
+						       uint64_t offset, const char *fmt, ...)
 {
+	struct fxt_read_error *e = warning ? &v->warning : &v->problem;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(v->problem.msg, sizeof(v->problem.msg), fmt, ap);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	v->problem.offset = offset;
+	e->offset = offset;
+	if (warning) {
+		v->sum.warnings++;
+		return 0;
+	}
 	v->failed = 1;
 	return -EBADMSG;
 }
 
-/* Records a warning: something the spec allows but a tracer of nested calls should not write.
- * Returns 0 (the record is accepted). */
-__attribute__((format(printf, 3, 4))) static int warn(struct fxt_validator *v, uint64_t offset,
-						       const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(v->warning.msg, sizeof(v->warning.msg), fmt, ap);
-	va_end(ap);
-	v->warning.offset = offset;
-	v->sum.warnings++;
-	return 0;
-}
+#define fail(v, offset, ...) note((v), 0, (offset), __VA_ARGS__)
+#define warn(v, offset, ...) note((v), 1, (offset), __VA_ARGS__)
 
 /* Grows *p (of *cap elements of size elem) to hold need elements. Returns 0 or -ENOMEM. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)

@@ -13,7 +13,8 @@ foreach(name r-leaf r-tree r-count r-phases r-spin r-slow r-exit-busy r-spawn-ex
 		RUNTIME_OUTPUT_DIRECTORY ${FXT_RPROGS_DIR})
 endforeach()
 
-target_include_directories(rprog-r-scribble PRIVATE ${PROJECT_SOURCE_DIR})	# writer/buffer.h
+target_include_directories(rprog-r-scribble PRIVATE ${PROJECT_SOURCE_DIR}	# writer/buffer.h
+	${PROJECT_SOURCE_DIR}/include)	# fxt/format.h, which writer/fields.h includes
 
 # The circular and streaming chunk policies of preload/provider.c, without a manager.
 fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/provider.c

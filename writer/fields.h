@@ -1,13 +1,16 @@
 /* FXT bit layouts as data: one mask per field of the Fuchsia trace format, named after the
  * spec (https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format), and the two helpers
  * that pack and unpack them. Writer and reader both include this file; no other file shifts
- * record bits. Header-only, no state, safe anywhere (signal handlers included). Bit ranges are
+ * record bits. The type numbers that decoded records carry are in the public <fxt/format.h>,
+ * included here. Header-only, no state, safe anywhere (signal handlers included). Bit ranges are
  * inclusive [lo, hi] as in the spec. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_WRITER_FIELDS_H
 #define FXT_WRITER_FIELDS_H
 
 #include <stdint.h>
+
+#include "fxt/format.h" /* the spec's type numbers, FXT_MAGIC, FXT_MAX_ARGS */
 
 /* A mask covering bits lo..hi inclusive (0 <= lo <= hi <= 63). */
 #define FXT_BITS(lo, hi) ((~0ULL >> (63 - (hi))) & (~0ULL << (lo)))
@@ -45,20 +48,6 @@ static inline uint64_t fxt_field_get(uint64_t mask, uint64_t word)
 #define FXT_LARGE_RECORD_TYPE FXT_BITS(36, 39)
 #define FXT_LARGE_BLOB_FORMAT FXT_BITS(40, 43)
 
-enum fxt_record_type {
-	FXT_RT_METADATA = 0,
-	FXT_RT_INITIALIZATION = 1,
-	FXT_RT_STRING = 2,
-	FXT_RT_THREAD = 3,
-	FXT_RT_EVENT = 4,
-	FXT_RT_BLOB = 5,
-	FXT_RT_USERSPACE_OBJECT = 6,
-	FXT_RT_KERNEL_OBJECT = 7,
-	FXT_RT_SCHEDULING = 8,
-	FXT_RT_LOG = 9,
-	FXT_RT_LARGE = 15,
-};
-
 /* ---- metadata ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#metadata-record */
 #define FXT_META_TYPE FXT_BITS(16, 19)
@@ -67,18 +56,8 @@ enum fxt_record_type {
 #define FXT_META_EVENT_ID FXT_BITS(52, 55) /* provider event */
 #define FXT_META_TRACE_INFO_TYPE FXT_BITS(20, 23)
 #define FXT_META_MAGIC FXT_BITS(24, 55)
-#define FXT_MAGIC 0x16547846u
 /* The whole magic number record word: bytes 10 00 04 46 78 54 16 00. */
 #define FXT_MAGIC_RECORD 0x0016547846040010ULL
-
-enum fxt_metadata_type {
-	FXT_MT_PROVIDER_INFO = 1,
-	FXT_MT_PROVIDER_SECTION = 2,
-	FXT_MT_PROVIDER_EVENT = 3,
-	FXT_MT_TRACE_INFO = 4,
-};
-enum fxt_provider_event { FXT_PE_BUFFER_OVERFLOW = 0 };
-enum fxt_trace_info_type { FXT_TI_MAGIC = 0 };
 
 /* ---- string record ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#string-record */
@@ -104,28 +83,12 @@ enum fxt_trace_info_type { FXT_TI_MAGIC = 0 };
 #define FXT_EVENT_THREAD_REF FXT_BITS(24, 31)
 #define FXT_EVENT_CATEGORY_REF FXT_BITS(32, 47)
 #define FXT_EVENT_NAME_REF FXT_BITS(48, 63)
-#define FXT_MAX_ARGS 15u
-
-enum fxt_event_type {
-	FXT_ET_INSTANT = 0,
-	FXT_ET_COUNTER = 1,
-	FXT_ET_DURATION_BEGIN = 2,
-	FXT_ET_DURATION_END = 3,
-	FXT_ET_DURATION_COMPLETE = 4,
-	FXT_ET_ASYNC_BEGIN = 5,
-	FXT_ET_ASYNC_INSTANT = 6,
-	FXT_ET_ASYNC_END = 7,
-	FXT_ET_FLOW_BEGIN = 8,
-	FXT_ET_FLOW_STEP = 9,
-	FXT_ET_FLOW_END = 10,
-};
 
 /* ---- blob record ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#blob-record */
 #define FXT_BLOB_NAME_REF FXT_BITS(16, 31)
 #define FXT_BLOB_SIZE FXT_BITS(32, 46)
 #define FXT_BLOB_TYPE FXT_BITS(48, 55)
-enum fxt_blob_type { FXT_BT_DATA = 1, FXT_BT_LAST_BRANCH = 2, FXT_BT_PERFETTO = 3 };
 /* fxtauto's clock record: a data blob of this name, 32 bytes (writer/records.h, docs/FORMAT.md) */
 #define FXT_CLOCK_NAME "fxt-clock"
 #define FXT_CLOCK_BYTES 32u
@@ -141,7 +104,6 @@ enum fxt_blob_type { FXT_BT_DATA = 1, FXT_BT_LAST_BRANCH = 2, FXT_BT_PERFETTO = 
 #define FXT_KOBJ_TYPE FXT_BITS(16, 23)
 #define FXT_KOBJ_NAME_REF FXT_BITS(24, 39)
 #define FXT_KOBJ_ARG_CNT FXT_BITS(40, 43)
-enum fxt_kobj_type { FXT_OBJ_TYPE_PROCESS = 1, FXT_OBJ_TYPE_THREAD = 2 };
 
 /* ---- scheduling records ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#scheduling-record */
@@ -155,11 +117,6 @@ enum fxt_kobj_type { FXT_OBJ_TYPE_PROCESS = 1, FXT_OBJ_TYPE_THREAD = 2 };
 #define FXT_LEGACY_CS_IN_THREAD FXT_BITS(36, 43)
 #define FXT_LEGACY_CS_OUT_PRIO FXT_BITS(44, 51)
 #define FXT_LEGACY_CS_IN_PRIO FXT_BITS(52, 59)
-enum fxt_sched_type {
-	FXT_ST_LEGACY_CONTEXT_SWITCH = 0,
-	FXT_ST_CONTEXT_SWITCH = 1,
-	FXT_ST_THREAD_WAKEUP = 2
-};
 
 /* ---- log record ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#log-record */
@@ -172,8 +129,6 @@ enum fxt_sched_type {
 #define FXT_LBLOB_NAME_REF FXT_BITS(16, 31)
 #define FXT_LBLOB_ARG_CNT FXT_BITS(32, 35) /* format 0 only */
 #define FXT_LBLOB_THREAD_REF FXT_BITS(36, 43) /* format 0 only */
-enum fxt_large_type { FXT_LT_BLOB = 0 };
-enum fxt_lblob_format { FXT_LBF_METADATA = 0, FXT_LBF_NO_METADATA = 1 };
 
 /* ---- arguments ----
  * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format#argument-types */
@@ -183,19 +138,6 @@ enum fxt_lblob_format { FXT_LBF_METADATA = 0, FXT_LBF_NO_METADATA = 1 };
 #define FXT_ARG_VALUE32 FXT_BITS(32, 63) /* int32, uint32 */
 #define FXT_ARG_STRING_REF FXT_BITS(32, 47)
 #define FXT_ARG_BOOL FXT_BITS(32, 32)
-
-enum fxt_arg_type {
-	FXT_AT_NULL = 0,
-	FXT_AT_INT32 = 1,
-	FXT_AT_UINT32 = 2,
-	FXT_AT_INT64 = 3,
-	FXT_AT_UINT64 = 4,
-	FXT_AT_DOUBLE = 5,
-	FXT_AT_STRING = 6,
-	FXT_AT_POINTER = 7,
-	FXT_AT_KOID = 8,
-	FXT_AT_BOOL = 9,
-};
 
 /* Words a byte stream of n bytes occupies once zero-padded to 8. */
 static inline uint32_t fxt_pad_words(uint32_t n)

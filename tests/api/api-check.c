@@ -15,7 +15,6 @@
 
 #include "check.h"
 #include "fxt/reader.h"
-#include "writer/fields.h"
 
 #define MAX_EVENTS 8192
 #define LINE_MAX_LEN 4096
@@ -91,26 +90,15 @@ static void put_str(char *buf, struct fxt_sv s)
 
 static void put_args(char *buf, const struct fxt_record *r)
 {
-	static const char *const names[] = { "null",   "int32", "uint32",  "int64", "uint64",
-					     "double", "string", "pointer", "koid",  "bool" };
-
 	for (unsigned i = 0; i < r->nargs; i++) {
 		const struct fxt_arg *a = &r->args[i];
-		put(buf, " %.*s:%s=", (int)a->name.len, a->name.s,
-		    a->type < 10 ? names[a->type] : "unknown");
-		switch (a->type) {
-		case FXT_AT_NULL: put(buf, "null"); break;
-		case FXT_AT_BOOL: put(buf, "%s", a->v.boolean ? "true" : "false"); break;
-		case FXT_AT_INT32:
-		case FXT_AT_INT64: put(buf, "%" PRId64, a->v.i64); break;
-		case FXT_AT_UINT32:
-		case FXT_AT_UINT64:
-		case FXT_AT_KOID: put(buf, "%" PRIu64, a->v.u64); break;
-		case FXT_AT_POINTER: put(buf, "0x%" PRIx64, a->v.u64); break;
-		case FXT_AT_DOUBLE: put(buf, "%.17g", a->v.dbl); break;
-		case FXT_AT_STRING: put_str(buf, a->v.str); break;
-		default: put(buf, "?"); break;
-		}
+		char buf_text[FXT_ARG_TEXT_MAX];
+		const char *text = fxt_arg_text(a, buf_text);
+		put(buf, " %.*s:%s=", (int)a->name.len, a->name.s, fxt_arg_type_name(a->type));
+		if (a->type == FXT_AT_STRING)
+			put_str(buf, a->v.str);
+		else
+			put(buf, "%s", text ? text : "?");
 	}
 }
 

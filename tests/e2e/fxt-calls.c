@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "fxt/reader.h"
-#include "writer/fields.h"
 
 /* One duration complete event, reduced to what the checks need. */
 struct call {

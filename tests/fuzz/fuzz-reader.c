@@ -17,7 +17,6 @@
 
 #include "fxt/reader.h"
 #include "launcher/vet.h"
-#include "reader/print.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
 
@@ -122,7 +121,7 @@ static struct pass read_all(const void *data, size_t size, unsigned flags)
 		next_offset = rec.offset + rec.words * 8;
 		p.delivered++;
 		check_views(&rec);
-		fxt_print_record(devnull, &rec);
+		fxt_record_print(devnull, &rec);
 		fxt_reader_ticks_to_ns(r, rec.u.event.ts);
 		uint64_t mono;
 		fxt_reader_mono_ns(r, rec.u.event.ts, &mono);

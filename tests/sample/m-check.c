@@ -17,7 +17,6 @@
 
 #include "fxt/reader.h"
 #include "tests/unit/check.h"
-#include "writer/fields.h"
 
 #define MAX_NAMES 8192
 #define MAX_TIDS 256

@@ -14,7 +14,6 @@
 
 #include "check.h"
 #include "fxt/reader.h"
-#include "reader/print.h"
 #include "writer/records.h"
 
 /* A value placed at bit `lo` of a word, as the spec's layouts say. */
@@ -687,11 +686,11 @@ static void test_clock(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (run->n == 1)
-		fxt_print_record(f, &run->rec[0]);
+		fxt_record_print(f, &run->rec[0]);
 	fclose(f);
 	if (!ok(!strcmp(buf, "00000000 blob type=1 size=32 name=\"fxt-clock\" start_ticks=1 "
 			     "start_ns=2 end_ticks=3 end_ns=4\n"),
-		"fxt_print_record shows the clock record's readings"))
+		"fxt_record_print shows the clock record's readings"))
 		printf("# got: %s", buf);
 	free(buf);
 }
@@ -944,7 +943,7 @@ static void test_print(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	for (int i = 0; i < run->n; i++)
-		fxt_print_record(f, &run->rec[i]);
+		fxt_record_print(f, &run->rec[i]);
 	fclose(f);
 	const char *want = "00000000 magic magic=0x16547846\n"
 			   "00000008 provider_info provider=7 name=\"ab\"\n"
@@ -955,7 +954,7 @@ static void test_print(void)
 			   "00000058 complete ts=10 thread=100/101 cat=\"\" name=\"name\" end_ts=20 dur=10 "
 			   "args{\"name\":string=\"\\\"\\x0a\"}\n";
 	if (!ok(run->result == FXT_READ_END && strcmp(buf, want) == 0,
-		"fxt_print_record writes one canonical line per record, control bytes and quotes escaped"))
+		"fxt_record_print writes one canonical line per record, control bytes and quotes escaped"))
 		printf("# got:\n%s", buf);
 	free(buf);
 }
