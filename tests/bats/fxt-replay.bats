@@ -12,6 +12,7 @@ load exit-rule
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"
+	export REPLAY_CHECK_CACHE="$BATS_FILE_TMPDIR/replay-check-cache"	# each archive walked once
 	trace() {	# trace NAME PROGRAM [VAR=value...]: NAME.fxt
 		local name=$1 prog=$2
 		shift 2

@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$1
 shift
 mkdir -p "$work"
+export REPLAY_CHECK_CACHE="$work/replay-check-cache"	# each archive walked once
 for spec in "$@"; do
 	prog=${spec%%@*}
 	args=()

@@ -10,6 +10,9 @@ replay prints them; +TIME is not understood here), --min DUR (ns, us, ms, s), --
 exits 1 on any difference (the first ones on stderr)."""
 # SPDX-License-Identifier: MIT
 import fnmatch
+import hashlib
+import os
+import pickle
 import re
 import subprocess
 import sys
@@ -86,7 +89,8 @@ def parse_args(s):
 
 def unquote(q):
     """A quoted string of dump as replay prints a name: unquoted, only control bytes escaped."""
-    return re.sub(r'\\(["\\])', r"\1", q[1:-1])
+    s = q[1:-1]
+    return re.sub(r'\\(["\\])', r"\1", s) if "\\" in s else s
 
 
 def args_text(args):
@@ -103,6 +107,31 @@ FIELD = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 KINDS = {"instant": "instant ", "counter": "counter ", "async_begin": "async-begin ",
          "async_instant": "async-instant ", "async_end": "async-end ",
          "flow_begin": "flow-begin ", "flow_step": "flow-step ", "flow_end": "flow-end "}
+
+
+def cached_events(fxt, archive):
+    """events(), kept across runs in $REPLAY_CHECK_CACHE (a folder) when that is set: the
+    walk of a large archive's dump is most of a check, and one archive is checked many times.
+    The key is the archive's real path, size and modification time, and fxt's."""
+    folder = os.environ.get("REPLAY_CHECK_CACHE")
+    if not folder:
+        return events(fxt, archive)
+    st, ft = os.stat(archive), os.stat(fxt)
+    key = "%s|%d|%d|%s|%d" % (os.path.realpath(archive), st.st_size, st.st_mtime_ns,
+                              os.path.realpath(fxt), ft.st_mtime_ns)
+    path = os.path.join(folder, hashlib.sha256(key.encode()).hexdigest() + ".pickle")
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except OSError:
+        pass
+    per = events(fxt, archive)
+    os.makedirs(folder, exist_ok=True)
+    tmp = "%s.%d" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        pickle.dump(per, f)
+    os.replace(tmp, path)
+    return per
 
 
 def events(fxt, archive):
@@ -249,7 +278,7 @@ def main():
             o["depth"] = int(val)
         elif name == "--function":
             o["function"] += val.split(",")
-    want = expected(events(fxt, archive), o)
+    want = expected(cached_events(fxt, archive), o)
     run = subprocess.run([fxt, "replay"] + opts + [archive], capture_output=True, text=True,
                          errors="surrogateescape")
     got = printed(run.stdout)

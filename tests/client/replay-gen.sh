@@ -10,6 +10,7 @@ set -euo pipefail
 work=$1
 mkdir -p "$work"
 cd "$work"
+export REPLAY_CHECK_CACHE="$work/replay-check-cache"	# each archive walked once
 "$GEN" t.fxt
 "$GEN" --dups d.fxt
 "$GEN" --late l.fxt
