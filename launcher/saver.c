@@ -1,8 +1,8 @@
 /* Archive writing of the trace manager (saver.h). A save reads the chunks in sequence order,
  * each from where the last save of the same sequence number stopped up to its first zero or
- * torn header (a sweep: writer/sweep.h), copied straight into the archive's write buffer and kept only if
- * word 0 still holds that sequence afterwards (a circular buffer may reuse it meanwhile). A
- * continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
+ * torn header (a sweep: writer/sweep.h), copied straight into the archive's write buffer and
+ * kept only if word 0 still holds that sequence afterwards (a circular buffer may reuse it
+ * meanwhile). A continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
  * are copied once, from the shared mapping into the write buffer (out.h), and vetted there
  * (vet.h) before they are committed: the provider's bytes are untrusted, the bytes checked are the
  * bytes written. The layout comes from the header copied at attach; counters read from the
