@@ -50,7 +50,8 @@ static inline struct fxt_sweep fxt_sweep_piece(const uint64_t *p, size_t from, s
 }
 
 /* The size in words of the committed record at s->at (its header in s->header), or 0 when
- * there is none (s->stop says why). Does not move. Fails: never. Async-signal-safe. */
+ * there is none (s->stop says why). Does not move. Fails: never. Reads only: safe beside
+ * writers (acquire), async-signal-safe. */
 static inline size_t fxt_sweep_peek(struct fxt_sweep *s)
 {
 	if (s->at >= s->window) {
@@ -62,9 +63,12 @@ static inline size_t fxt_sweep_peek(struct fxt_sweep *s)
 	s->header = h;
 	if (__builtin_expect(n && n <= s->window - s->at, 1))
 		return n;
-	s->stop = !h			  ? FXT_SWEEP_NOT_YET
-		  : n && n <= s->run - s->at ? FXT_SWEEP_CUT
-					     : FXT_SWEEP_TORN;
+	if (!h)
+		s->stop = FXT_SWEEP_NOT_YET;
+	else if (n && n <= s->run - s->at)
+		s->stop = FXT_SWEEP_CUT;
+	else
+		s->stop = FXT_SWEEP_TORN;
 	return 0;
 }
 
