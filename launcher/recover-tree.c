@@ -22,7 +22,7 @@
 #include "launcher/recover.h"
 #include "writer/fields.h"
 #include "writer/nametree.h"
-#include "writer/records.h"
+#include "writer/sweep.h"
 
 struct member {
 	char path[PATH_MAX];
@@ -52,12 +52,10 @@ static int tracer_event(const uint64_t *r, uint64_t n)
  * opening it, context switches, the tracer's stalls and padding (word 0 is the chunk's). */
 static int chunk_own(const uint64_t *c, uint64_t words)
 {
-	for (uint64_t at = 1, n; at < words && c[at]; at += n) {
-		n = fxt_record_words(c[at]);
-		if (!n || n > words - at)
-			return 0;
-		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, c[at]);
-		if (type == FXT_RT_EVENT ? !tracer_event(c + at, n)
+	struct fxt_sweep s = fxt_sweep_over(c, 1, words);
+	for (size_t n; (n = fxt_sweep_peek(&s)); s.at += n) {
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, s.header);
+		if (type == FXT_RT_EVENT ? !tracer_event(c + s.at, n)
 					 : type != FXT_RT_THREAD && type != FXT_RT_SCHEDULING &&
 						   type != FXT_RT_METADATA && type != FXT_RT_BLOB)
 			return 1;

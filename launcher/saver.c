@@ -1,8 +1,8 @@
-/* Archive writing of the trace manager (saver.h). A chunk is read by a "sweep": chunks in
- * sequence order, each from where the last sweep of the same sequence number stopped up to its
- * first zero or torn header, copied straight into the archive's write buffer and kept only if
- * word 0 still holds that sequence afterwards (a circular buffer may reuse it meanwhile). A
- * continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
+/* Archive writing of the trace manager (saver.h). A save reads the chunks in sequence order,
+ * each from where the last save of the same sequence number stopped up to its first zero or
+ * torn header (a sweep: writer/sweep.h), copied straight into the archive's write buffer and
+ * kept only if word 0 still holds that sequence afterwards (a circular buffer may reuse it
+ * meanwhile). A continued chunk is re-opened with its thread record (thread indexes are per chunk). Records
  * are copied once, from the shared mapping into the write buffer (out.h), and vetted there
  * (vet.h) before they are committed: the provider's bytes are untrusted, the bytes checked are the
  * bytes written. The layout comes from the header copied at attach; counters read from the
@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "common/protocol.h"
-#include "writer/archive.h"
 #include "writer/fields.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
+#include "writer/sweep.h"
 
 /* More dropped records than any run drops: a scribbled counter. */
 #define FXT_SAVER_DROPPED_MAX (1ULL << 48)
@@ -36,20 +36,17 @@
 static void process_name(const uint64_t *d, size_t words, int pid, char *name, size_t size)
 {
 	name[0] = 0;
-	for (size_t at = 0; at < words; at += fxt_record_words(d[at])) {
-		uint64_t h = d[at];
-		uint64_t ref = fxt_field_get(FXT_KOBJ_NAME_REF, h);
-		if (!fxt_record_words(h) || fxt_record_words(h) > words - at)
-			break;
-		if (fxt_field_get(FXT_RECORD_TYPE, h) != FXT_RT_KERNEL_OBJECT ||
-		    fxt_record_words(h) < 2 ||
+	struct fxt_sweep s = fxt_sweep_over(d, 0, words);
+	for (size_t n; (n = fxt_sweep_peek(&s)); s.at += n) {
+		uint64_t h = s.header, ref = fxt_field_get(FXT_KOBJ_NAME_REF, h);
+		if (fxt_field_get(FXT_RECORD_TYPE, h) != FXT_RT_KERNEL_OBJECT || n < 2 ||
 		    fxt_field_get(FXT_KOBJ_TYPE, h) != FXT_OBJ_TYPE_PROCESS ||
-		    d[at + 1] != (uint64_t)pid || !(ref & FXT_STRREF_INLINE))
+		    d[s.at + 1] != (uint64_t)pid || !(ref & FXT_STRREF_INLINE))
 			continue;
 		size_t len = ref & FXT_STRREF_LEN_MASK;
-		if (len > size - 1 || 2 + fxt_pad_words((uint32_t)len) > fxt_record_words(h))
+		if (len > size - 1 || 2 + fxt_pad_words((uint32_t)len) > n)
 			continue;
-		memcpy(name, &d[at + 2], len);
+		memcpy(name, &d[s.at + 2], len);
 		name[len] = 0;
 	}
 }
@@ -70,13 +67,14 @@ static int emit_process(struct fxt_out *o, int pid, int ppid, const char *name)
 /* Remembers the thread koids named by thread kernel object records in a valid run. */
 static void count_threads(struct fxt_saved *s, const uint64_t *p, size_t words)
 {
-	for (size_t at = 0; at < words; at += fxt_record_words(p[at])) {
-		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) != FXT_RT_KERNEL_OBJECT ||
-		    fxt_field_get(FXT_KOBJ_TYPE, p[at]) != FXT_OBJ_TYPE_THREAD ||
-		    fxt_record_words(p[at]) < 2)
+	struct fxt_sweep w = fxt_sweep_over(p, 0, words);
+	for (size_t n; (n = fxt_sweep_peek(&w)); w.at += n) {
+		if (fxt_field_get(FXT_RECORD_TYPE, w.header) != FXT_RT_KERNEL_OBJECT ||
+		    fxt_field_get(FXT_KOBJ_TYPE, w.header) != FXT_OBJ_TYPE_THREAD || n < 2)
 			continue;
+		uint64_t koid = p[w.at + 1];
 		size_t i = 0;
-		while (i < s->nkoids && s->koids[i] != p[at + 1])
+		while (i < s->nkoids && s->koids[i] != koid)
 			i++;
 		if (i < s->nkoids)
 			continue;	/* a renamed thread has several records */
@@ -88,7 +86,7 @@ static void count_threads(struct fxt_saved *s, const uint64_t *p, size_t words)
 			s->koids = k;
 			s->koids_cap = cap;
 		}
-		s->koids[s->nkoids++] = p[at + 1];
+		s->koids[s->nkoids++] = koid;
 	}
 	s->st.threads = s->nkoids;
 }
@@ -178,23 +176,15 @@ static int open_section(struct fxt_out *o, struct fxt_saved *s,
 	return fxt_out_emit(o, &rec, (size_t)fxt_provider_section_write(&rec, s->id) * 8);
 }
 
-/* The committed records of [p + from, p + words) (word offsets) as the live headers say; returns
- * the end of the run in words. It stops at the first zero header (not committed yet); a
- * non-zero header of a record that cannot be there (size 0, running past the area: no writer
- * commits such a header) is included as one word, for the vetting to report. */
-static size_t valid_end(const uint64_t *p, size_t from, size_t words)
+/* The end (word offset) of what to save of [p + from, p + words): the committed records as the
+ * live headers say, up to the first zero header (not committed yet); a torn header (size 0, or
+ * running past the area: no writer commits one) is included as one word, for the vetting to
+ * report. */
+static size_t to_save(const uint64_t *p, size_t from, size_t words)
 {
-	size_t at = from;
-	while (at < words) {
-		uint64_t h = __atomic_load_n(&p[at], __ATOMIC_ACQUIRE);
-		uint64_t n = fxt_record_words(h);
-		if (!h)
-			break;
-		if (!n || n > words - at)
-			return at + 1;
-		at += n;
-	}
-	return at;
+	struct fxt_sweep s = fxt_sweep_over(p, from, words);
+	size_t end = fxt_sweep_run(&s);
+	return s.stop == FXT_SWEEP_TORN ? end + 1 : end;
 }
 
 /* A chunk's records to save: chunk idx (sequence seq) words [from, end) after its word 0. */
@@ -239,7 +229,7 @@ static long plan(struct fxt_saved *s, struct run **runs)
 			continue;
 		const struct saved_chunk *sc = &s->chunks[i];
 		size_t from = sc->seq == seq ? sc->bytes / 8 : 0;
-		size_t end = valid_end(c + 1, from, words);
+		size_t end = to_save(c + 1, from, words);
 		if (end > from)
 			r[k++] = (struct run){ seq, i, (uint32_t)from, (uint32_t)end };
 	}
@@ -265,14 +255,10 @@ static void find_kept(struct fxt_saved *s, const struct run *r, size_t k)
 			after_gap = j;
 	}
 	for (size_t j = after_gap; j < k && !s->kept_from; j++) {
-		const uint64_t *c = fxt_buf_chunk(&s->buf, r[j].idx) + 1;
-		for (size_t at = r[j].from, n; at < r[j].end && !s->kept_from; at += n) {
-			uint64_t h = __atomic_load_n(&c[at], __ATOMIC_RELAXED);
-			n = fxt_record_words(h);
-			if (!n || n > r[j].end - at)
-				break;
-			s->kept_from = fxt_archive_stamp(c + at, n);
-		}
+		struct fxt_sweep w = fxt_sweep_over(fxt_buf_chunk(&s->buf, r[j].idx) + 1, r[j].from,
+						    r[j].end);
+		for (size_t n; !s->kept_from && (n = fxt_sweep_peek(&w)); w.at += n)
+			s->kept_from = fxt_sweep_stamp(&w, n);
 	}
 }
 
@@ -321,12 +307,9 @@ static int copy_durable(struct fxt_out *o, struct fxt_saved *s, size_t from, siz
 		if (!dst)
 			return o->err ? o->err : -EIO;
 		memcpy(dst, d + from, len * 8);
-		size_t whole = 0;
-		for (uint64_t n; whole < len && (n = fxt_record_words(dst[whole])) &&
-				 n <= len - whole;
-		     whole += n)
-			;
-		if (from + len < end && whole)
+		struct fxt_sweep w = fxt_sweep_piece(dst, 0, len, end - from);
+		size_t whole = fxt_sweep_run(&w);
+		if (w.stop == FXT_SWEEP_CUT && whole)
 			len = whole;	/* the rest of the cut record comes with the next piece */
 		uint64_t events;
 		size_t kept = fxt_vet_records(s->vet, dst, len, o->bytes, 0, &events);
@@ -350,22 +333,21 @@ static int layout_changed(const struct fxt_saved *s)
 /* The provider's last save (final): a hole left in its durable area (a reservation a killed
  * thread never wrote: exit() ends threads mid-record) stays one for good, and the records after
  * it (the strings of events saved now, say) are found word by word as the standalone file's
- * finish finds them (fxt_outfile_durable_at), the hole's words left out. Returns the word
+ * finish finds them (fxt_sweep_peek_durable), the hole's words left out. Returns the word
  * offset up to which they were consumed. */
 static int copy_durable_past_holes(struct fxt_out *o, struct fxt_saved *s, size_t at,
 				   size_t *done)
 {
-	const uint64_t *d = fxt_buf_durable(&s->buf);
-	size_t used = durable_used(s) / 8, words = s->layout.durable_size / 8;
+	struct fxt_sweep w = fxt_sweep_over(fxt_buf_durable(&s->buf), at, durable_used(s) / 8);
 	int rc = 0;
-	while (!rc && at < used && !fxt_vet_problem(s->vet)) {
-		uint32_t n = fxt_outfile_durable_at(d, at, words, 1);
-		if (n && at + n <= used)
-			rc = copy_durable(o, s, at, at + n, &at);
+	while (!rc && w.at < w.window && !fxt_vet_problem(s->vet)) {
+		size_t n = fxt_sweep_peek_durable(&w, 1);
+		if (n)
+			rc = copy_durable(o, s, w.at, w.at + n, &w.at);
 		else
-			at++;
+			w.at++;
 	}
-	*done = at;
+	*done = w.at;
 	return rc;
 }
 
@@ -387,8 +369,8 @@ static int save(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	long k = plan(s, &runs);
 	if (k < 0)
 		return (int)k;
-	size_t from = s->durable_saved / 8, end = valid_end(fxt_buf_durable(&s->buf), from,
-							    durable_used(s) / 8);
+	size_t from = s->durable_saved / 8, end = to_save(fxt_buf_durable(&s->buf), from,
+							  durable_used(s) / 8);
 	int first = !s->init_at;
 	if (end > from || first || k || (final && durable_used(s) / 8 > end)) {
 		rc = open_section(o, s, clock, &opened);

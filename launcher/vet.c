@@ -1,7 +1,9 @@
-/* Record vetting of the trace manager (vet.h): a STRICT reader decodes each record against the
- * provider's tables (fxt_reader_decode) and the validator of fxt/reader.h applies the rules
- * spanning records; both are primed with the magic number and provider info records the saver
- * writes for the provider, so they see the provider's records as `fxt check` will.
+/* Record vetting of the trace manager (vet.h): the records are walked by the sweep
+ * (writer/sweep.h), a STRICT reader decodes each against the provider's tables
+ * (fxt_reader_decode; a torn header too: the reader says why) and the validator of
+ * fxt/reader.h applies the rules spanning records; both are primed with the magic number and
+ * provider info records the saver writes for the provider, so they see the provider's records
+ * as `fxt check` will.
  * Most records are 3-word duration complete events (a call): how the reader decodes one depends
  * only on its header word and the provider's string and thread tables, and only string and
  * thread records change those. So the thread of such a header is remembered (`known`) until the
@@ -18,9 +20,9 @@
 #include <string.h>
 
 #include "fxt/reader.h"
-#include "writer/archive.h"
 #include "writer/fields.h"
 #include "writer/records.h"
+#include "writer/sweep.h"
 
 /* Headers remembered: direct-mapped on the header's name and thread references. */
 #define KNOWN_SLOTS 64u
@@ -135,48 +137,45 @@ static int left_out(const struct fxt_vet *v, uint64_t cutoff, uint64_t stamp, in
 size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,
 		       uint64_t cutoff, uint64_t *events)
 {
-	size_t at = 0, kept = 0;
+	struct fxt_sweep s = fxt_sweep_over(p, 0, words);
+	size_t kept = 0;
 	uint64_t ev = 0;
 	char why[200];
-	while (!v->bad && at < words) {
+	for (size_t n; !v->bad && s.at < words; s.at += n) {
+		size_t at = s.at;
 		uint64_t off = offset + at * 8, stamp;
-		const struct known *k = known_slot(v, p[at]);
-		size_t n;
+		n = fxt_sweep_peek(&s);
+		const struct known *k = known_slot(v, s.header);
 		int rc, event;
-		if (k->header == p[at] && k->gen == v->gen && words - at >= 3) {
-			/* a call of a known header: only its stamps are new */
+		if (n && k->header == s.header && k->gen == v->gen) {
+			/* a call of a known header (3 words): only its stamps are new */
 			uint64_t start = p[at + 1], end = p[at + 2];
-			n = 3;
 			event = 1;
-			stamp = end > start ? end : start;	/* fxt_archive_stamp() */
-			if (left_out(v, cutoff, stamp, 1)) {
-				at += n;
+			stamp = end > start ? end : start;	/* fxt_sweep_stamp() */
+			if (left_out(v, cutoff, stamp, 1))
 				continue;
-			}
 			rc = fxt_validator_add_complete(v->val, k->provider_id, k->thread, start, end,
 							offset + kept * 8);
 		} else {
-			unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, p[at]);
+			unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, s.header);
 			if (!provider_type(type)) {
 				snprintf(why, sizeof(why),
 					 "offset %" PRIu64 ": record type %u in a buffer", off, type);
 				fxt_vet_fail(v, why);
 				break;
 			}
+			/* a torn header (n 0) too: the strict reader says why */
 			struct fxt_record rec;
-			if (decode(v, p + at, words - at, off, &rec, why, sizeof(why)) !=
+			if (decode(v, p + at, n ? n : words - at, off, &rec, why, sizeof(why)) !=
 			    FXT_READ_RECORD) {
 				fxt_vet_fail(v, why);
 				break;
 			}
-			n = (size_t)rec.words;
 			event = type == FXT_RT_EVENT;
-			stamp = fxt_archive_stamp(p + at, n);
+			stamp = fxt_sweep_stamp(&s, n);
 			if (left_out(v, cutoff, stamp,
-				     event && rec.u.event.event_type == FXT_ET_DURATION_COMPLETE)) {
-				at += n;	/* left out: never fed to the validator */
-				continue;
-			}
+				     event && rec.u.event.event_type == FXT_ET_DURATION_COMPLETE))
+				continue;	/* left out: never fed to the validator */
 			rec.offset = offset + kept * 8;
 			rc = fxt_validator_add(v->val, &rec);
 		}
@@ -193,7 +192,6 @@ size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t of
 		if (kept != at)
 			memmove(p + kept, p + at, n * 8);
 		kept += n;
-		at += n;
 	}
 	*events = ev;
 	return kept;

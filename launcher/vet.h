@@ -48,7 +48,7 @@ int fxt_vet_finish(struct fxt_vet *v);
  * in any save but that snapshot's. Fails: never. */
 void fxt_vet_skip_end(struct fxt_vet *v, uint64_t ticks);
 
-/* The latest stamp (fxt_archive_stamp()) of the records kept so far, 0 for none. Fails: never. */
+/* The latest stamp (fxt_sweep_stamp()) of the records kept so far, 0 for none. Fails: never. */
 uint64_t fxt_vet_last_stamp(const struct fxt_vet *v);
 
 const char *fxt_vet_problem(const struct fxt_vet *v);

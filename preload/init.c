@@ -70,7 +70,7 @@
 #include "preload/thread.h"
 #include "preload/wait.h"
 #include "writer/outfile.h"
-#include "writer/archive.h"
+#include "writer/sweep.h"
 #include "writer/fields.h"
 #include "writer/records.h"
 
@@ -259,17 +259,15 @@ static void copy_strings(const struct fxt_buf *from)
 	uint64_t used = __atomic_load_n(&from->hdr->durable_used, __ATOMIC_ACQUIRE);
 	if (used > from->hdr->durable_size)
 		used = from->hdr->durable_size;
-	size_t words = fxt_archive_valid_prefix(p, used / 8) / 8;
-	for (size_t at = 0; at < words;) {
-		uint64_t n = fxt_record_words(p[at]);
-		if (fxt_field_get(FXT_RECORD_TYPE, p[at]) == FXT_RT_STRING) {
+	struct fxt_sweep s = fxt_sweep_over(p, 0, used / 8);
+	for (size_t n; (n = fxt_sweep_peek(&s)); s.at += n) {
+		if (fxt_field_get(FXT_RECORD_TYPE, s.header) == FXT_RT_STRING) {
 			uint64_t *r = fxt_buf_durable_reserve(&fxtp.buf, n);
 			if (!r)
 				return;
-			memcpy(r + 1, p + at + 1, (n - 1) * 8);
-			fxt_chunk_commit(r, p[at]);
+			memcpy(r + 1, p + s.at + 1, (n - 1) * 8);
+			fxt_chunk_commit(r, s.header);
 		}
-		at += n ? n : 1;
 	}
 }
 
@@ -482,7 +480,7 @@ static void settle_durable(void)
 		if (used > h->durable_size)
 			return;	/* full or refused: nothing more is reserved */
 		if ((!backed || used <= backed - h->durable_off) &&
-		    fxt_archive_valid_prefix(d, used / 8) == used)
+		    fxt_sweep_prefix(d, used / 8) * 8 == used)
 			return;
 	}
 }

@@ -13,7 +13,7 @@ add_executable(fuzz-reader fuzz/fuzz-reader.c ${PROJECT_SOURCE_DIR}/reader/reade
 	${PROJECT_SOURCE_DIR}/reader/tables.c ${PROJECT_SOURCE_DIR}/reader/validate.c
 	${PROJECT_SOURCE_DIR}/reader/print.c ${PROJECT_SOURCE_DIR}/writer/outfile.c
 	${PROJECT_SOURCE_DIR}/writer/records.c ${PROJECT_SOURCE_DIR}/writer/buffer.c
-	${PROJECT_SOURCE_DIR}/writer/archive.c ${PROJECT_SOURCE_DIR}/launcher/vet.c)
+	${PROJECT_SOURCE_DIR}/writer/sweep.c ${PROJECT_SOURCE_DIR}/launcher/vet.c)
 fxt_set_flags(fuzz-reader)
 target_compile_options(fuzz-reader PRIVATE ${fxt_fuzz_flags} -g -O1)
 target_link_options(fuzz-reader PRIVATE ${fxt_fuzz_flags})

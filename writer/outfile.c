@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "writer/archive.h"
 #include "writer/fields.h"
 #include "writer/records.h"
+#include "writer/sweep.h"
 
 #define BLOB_NAME "fxt-buffer"
 
@@ -84,17 +84,11 @@ static void close_chunk(const struct fxt_buf *b, uint64_t *c, size_t at, int rob
 void fxt_outfile_finish_chunk(const struct fxt_buf *b, uint64_t *c, uint64_t cutoff, int robust)
 {
 	const struct fxt_outfile *o = b->ctx;
-	size_t words = b->hdr->chunk_size / 8, at = 1;
-	while (at < words) {
-		uint64_t h = __atomic_load_n(&c[at], __ATOMIC_ACQUIRE);
-		uint64_t n = fxt_record_words(h);
-		if (!h || !n || n > words - at)
-			break;
-		if (cutoff && fxt_archive_after(c + at, n, cutoff))
-			fxt_outfile_pad(c + at, n, o->provider_id, 1);
-		at += n;
-	}
-	close_chunk(b, c, at, robust);
+	struct fxt_sweep s = fxt_sweep_over(c, 1, b->hdr->chunk_size / 8);
+	for (size_t n; (n = fxt_sweep_peek(&s)); s.at += n)
+		if (cutoff && fxt_sweep_stamp(&s, n) > cutoff)
+			fxt_outfile_pad(c + s.at, n, o->provider_id, 1);
+	close_chunk(b, c, s.at, robust);
 }
 
 /* ---- the growing policy ---- */
@@ -219,16 +213,6 @@ void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second,
 
 /* ---- finishing ---- */
 
-uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole)
-{
-	uint64_t hw = __atomic_load_n(&d[at], __ATOMIC_ACQUIRE);
-	uint64_t n = fxt_record_words(hw);
-	unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, hw);
-	int durable_type = type == FXT_RT_STRING || type == FXT_RT_THREAD ||
-			   type == FXT_RT_KERNEL_OBJECT || type == FXT_RT_USERSPACE_OBJECT;
-	return hw && n && n <= words - at && (!hole || durable_type) ? (uint32_t)n : 0;
-}
-
 /* The durable area up to the first hole, then (a killed writer may have left a reservation
  * unwritten between committed records) hole words padded one by one and only durable record
  * types kept after a hole, except from word `ours` on (the trailer the finisher wrote: its
@@ -239,23 +223,24 @@ static void finish_durable(struct fxt_buf *b, int robust, size_t ours)
 	const struct fxt_buf_hdr *h = b->hdr;
 	const struct fxt_outfile *o = b->ctx;
 	uint64_t *d = (uint64_t *)(b->base + h->durable_off);
-	size_t words = h->durable_size / 8, at = 0;
+	size_t words = h->durable_size / 8;
 	uint64_t used = atomic_load_explicit(&h->durable_used, memory_order_acquire);
 	size_t used_words = used / 8 < words ? used / 8 : words;
+	struct fxt_sweep s = fxt_sweep_over(d, 0, words);
 	int hole = 0;
-	while (at < used_words) {
-		uint32_t n = fxt_outfile_durable_at(d, at, words, hole && at < ours);
+	while (s.at < used_words) {
+		size_t n = fxt_sweep_peek_durable(&s, hole && s.at < ours);
 		if (n) {
-			at += n;
+			s.at += n;
 			continue;
 		}
 		hole = 1;
-		fxt_outfile_pad(d + at, 1, o->provider_id, 1);
-		at++;
+		fxt_outfile_pad(d + s.at, 1, o->provider_id, 1);
+		s.at++;
 	}
-	size_t tail = words - at, careful = robust ? (tail < 4096 ? tail : 4096) : 0;
-	fxt_outfile_pad(d + at, careful, o->provider_id, 1);
-	fxt_outfile_pad(d + at + careful, tail - careful, o->provider_id, 0);
+	size_t tail = words - s.at, careful = robust ? (tail < 4096 ? tail : 4096) : 0;
+	fxt_outfile_pad(d + s.at, careful, o->provider_id, 1);
+	fxt_outfile_pad(d + s.at + careful, tail - careful, o->provider_id, 0);
 }
 
 /* fxt_outfile_finish(), the durable area trusted from word ours on. */
@@ -421,26 +406,26 @@ static int check_page(const void *page, uint32_t *id, uint32_t *init_off)
 		return -EINVAL;
 	if (h->version != FXT_BUF_VERSION)
 		return -EPROTONOSUPPORT;
-	size_t at = 1;
-	for (int i = 0; i < 5 && at < FXT_BUF_HDR_SIZE / 8; i++) {
-		uint64_t h = w[at], n = fxt_record_words(h);
-		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, h);
-		if (!n || at + n > FXT_BUF_HDR_SIZE / 8)
+	struct fxt_sweep s = fxt_sweep_over(w, 1, FXT_BUF_HDR_SIZE / 8);
+	for (int i = 0; i < 5 && s.at < FXT_BUF_HDR_SIZE / 8; i++) {
+		size_t n = fxt_sweep_peek(&s);
+		unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, s.header);
+		if (!n)
 			return -EINVAL;
 		if (i == 0 && (type != FXT_RT_METADATA ||
-			       fxt_field_get(FXT_META_TYPE, h) != FXT_MT_PROVIDER_INFO))
+			       fxt_field_get(FXT_META_TYPE, s.header) != FXT_MT_PROVIDER_INFO))
 			return -EINVAL;
 		if (i == 0)
-			*id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, h);
+			*id = (uint32_t)fxt_field_get(FXT_META_PROVIDER_ID, s.header);
 		if (i == 2 && type != FXT_RT_INITIALIZATION)
 			return -EINVAL;
 		if (i == 2)
-			*init_off = (uint32_t)(at + 1) * 8;
+			*init_off = (uint32_t)(s.at + 1) * 8;
 		if (i == 3 && (type != FXT_RT_BLOB || n != FXT_CLOCK_WORDS))
 			return -EINVAL;
-		if (i == 4 && (type != FXT_RT_BLOB || (at + n) * 8 != FXT_BUF_HDR_SIZE))
+		if (i == 4 && (type != FXT_RT_BLOB || (s.at + n) * 8 != FXT_BUF_HDR_SIZE))
 			return -EINVAL;
-		at += n;
+		s.at += n;
 	}
 	if (h->mode != FXT_BUF_GROWING || h->hdr_off != FXT_OUTFILE_HDR_OFF ||
 	    h->durable_off != FXT_BUF_HDR_SIZE || (h->durable_size & 7) ||

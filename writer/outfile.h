@@ -82,12 +82,6 @@ void fxt_outfile_release(struct fxt_buf *b, uint64_t *c, const uint64_t *end);
 void fxt_outfile_set_tps(struct fxt_buf *b, uint64_t ticks_per_second,
 			 const struct fxt_clock_pair *end);
 
-/* The size in words of the committed durable record whose header is d[at] (words: the durable
- * area's size), else 0: none committed there (zero header), a size running past the area, or,
- * after a hole (a killed writer's reservation left unwritten: hole != 0), a record of a type the
- * durable area never holds (words of the hole). */
-uint32_t fxt_outfile_durable_at(const uint64_t *d, size_t at, size_t words, int hole);
-
 /* The header word of the first padding record of a run of n >= 1 words: a raw-data blob of
  * min(n, 4095) words, or a one-word provider section record. Fails: never. */
 uint64_t fxt_outfile_pad_word(size_t n, uint32_t provider_id);

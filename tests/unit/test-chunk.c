@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "writer/archive.h"
+#include "writer/sweep.h"
 #include "writer/chunk.h"
 #include "writer/fields.h"
 
@@ -56,10 +56,10 @@ static void test_single(void)
 	ok(c0[0] == 1 && c0[1] == rec[0] && c0[3] == 42, "chunk 0 carries sequence 1 and the thread record");
 	r[1] = 100;
 	r[2] = 200;
-	ok(fxt_archive_valid_prefix(c0 + 1, CHUNK / 8 - 1) == 24,
+	ok(fxt_sweep_prefix(c0 + 1, CHUNK / 8 - 1) == 3,
 	   "a reserved record stays invisible until its header is committed");
 	fxt_chunk_commit(r, event_hdr(1, 5));
-	ok(fxt_archive_valid_prefix(c0 + 1, CHUNK / 8 - 1) == 48,
+	ok(fxt_sweep_prefix(c0 + 1, CHUNK / 8 - 1) == 6,
 	   "committing the header word publishes the whole record");
 
 	/* Fill chunk 0 (60 words after the thread record: 20 events of 3), spill into chunk 1. */
@@ -154,7 +154,7 @@ static void test_threads(void)
 	int pure = 1;
 	for (uint32_t i = 0; i < b.hdr->nchunks; i++) {
 		const uint64_t *c = fxt_buf_chunk(&b, i);
-		size_t bytes = fxt_archive_valid_prefix(c + 1, CHUNK / 8 - 1);
+		size_t bytes = fxt_sweep_prefix(c + 1, CHUNK / 8 - 1) * 8;
 		if (c[0] != i + 1 || bytes < 24) {
 			pure = 0;
 			continue;

@@ -16,7 +16,7 @@
 #include "common/protocol.h"
 #include "preload/grow.h"
 #include "preload/provider.h"
-#include "writer/archive.h"
+#include "writer/sweep.h"
 #include "writer/chunk.h"
 #include "writer/fields.h"
 
@@ -66,7 +66,7 @@ static void read_back(struct seen s[THREADS])
 			const uint64_t *c = fxt_buf_chunk(&buf, i);
 			if (fxt_chunk_word_seq(c[0]) != q)
 				continue;
-			size_t words = fxt_archive_valid_prefix(c + 1, h->chunk_size / 8 - 1) / 8;
+			size_t words = fxt_sweep_prefix(c + 1, h->chunk_size / 8 - 1);
 			for (size_t at = 0; at + 3 <= words; at += 3) {
 				uint64_t t = c[1 + at + 1], n = c[1 + at + 2];
 				if (t >= THREADS || !n || n > PER_THREAD) {
