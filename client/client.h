@@ -37,7 +37,7 @@ struct ctab {
 	uint32_t n, cap;	/* entries used / slots in idx (power of two) */
 	uint32_t *idx;		/* slot -> entry index + 1, 0 when free */
 	unsigned char *ents;	/* n entries of esize bytes, in insertion order */
-	uint32_t ents_cap;
+	size_t ents_cap;	/* entries room in ents */
 };
 
 /* Zeroed entries of esize bytes. Returns 0 or -ENOMEM. Not thread-safe. */
@@ -50,6 +50,9 @@ static inline void *ctab_at(const struct ctab *t, uint32_t i)
 {
 	return t->ents + (size_t)i * t->esize;
 }
+/* The entry keyed by the numbers a and b alone (an empty string), created zeroed when missing
+ * and create != 0. Returns NULL when missing and not created, or when creation failed (ENOMEM). */
+void *ctab_ids(struct ctab *t, uint64_t a, uint64_t b, int create);
 int sv_eq(struct fxt_sv x, struct fxt_sv y);
 
 /* ---- time (timefmt.c) ---- */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 #define SVG_WIDTH 1200.0	/* image width (px) */
 #define SVG_PAD 10.0		/* left and right margins */
@@ -161,13 +162,8 @@ static long path_push(struct walk *w, const char *mark, struct fxt_sv name)
 	size_t at = w->plen, ml = strlen(mark), need = at + 1 + ml + name.len + 1;
 	char *q;
 
-	if (need > w->pcap) {
-		size_t cap = need * 2;
-		if (!(q = realloc(w->path, cap)))
-			return -ENOMEM;
-		w->path = q;
-		w->pcap = cap;
-	}
+	if (FXT_GROW(w->path, &w->pcap, need) < 0)
+		return -ENOMEM;
 	q = w->path + at;
 	if (at)
 		*q++ = ';';

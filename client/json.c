@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 #include "writer/fields.h"
 
 #define JBUF 65536
@@ -44,7 +45,8 @@ struct open_args {
 		struct fxt_sv name, cat;
 		uint8_t nargs;		/* its arguments: the last ones of args */
 	} *frames;
-	uint32_t nargs, cargs, depth, cdepth;
+	uint32_t nargs, depth;
+	size_t cargs, cdepth;	/* room in args, in frames */
 };
 
 /* A cut call (or one starting at the window's start), written at the end. */
@@ -142,16 +144,10 @@ void fxt_json_select(struct fxt_json *j, const struct fxt_sel *sel)
 static void flush(struct fxt_json *j)
 {
 	if (j->capturing && j->pos) {	/* into the event being kept */
-		if (j->capture.n + j->pos > j->capture.cap) {
-			size_t cap = (j->capture.n + j->pos) * 2;
-			char *s = realloc(j->capture.s, cap);
-			if (!s) {
-				j->err = -ENOMEM;
-				j->pos = 0;
-				return;
-			}
-			j->capture.s = s;
-			j->capture.cap = cap;
+		if (FXT_GROW(j->capture.s, &j->capture.cap, j->capture.n + j->pos) < 0) {
+			j->err = -ENOMEM;
+			j->pos = 0;
+			return;
 		}
 		memcpy(j->capture.s + j->capture.n, j->buf, j->pos);
 		j->capture.n += j->pos;
@@ -451,29 +447,11 @@ static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids
  * name and category. */
 static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t begin)
 {
-	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
-	int64_t i = ctab_get(&j->open, &k, 1);
-	struct open_args *o;
+	struct open_args *o = ctab_ids(&j->open, rec->u.event.thread.pid, rec->u.event.thread.tid, 1);
 
-	if (i < 0)
+	if (!o || FXT_GROW(o->frames, &o->cdepth, (size_t)o->depth + 1) < 0 ||
+	    FXT_GROW(o->args, &o->cargs, (size_t)o->nargs + rec->nargs) < 0)
 		return -ENOMEM;
-	o = ctab_at(&j->open, (uint32_t)i);
-	if (o->depth == o->cdepth) {
-		uint32_t nc = o->cdepth ? o->cdepth * 2 : 16;
-		struct opened *f = realloc(o->frames, nc * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		o->frames = f;
-		o->cdepth = nc;
-	}
-	if (o->nargs + rec->nargs > o->cargs) {
-		uint32_t nc = (o->nargs + rec->nargs) * 2;
-		struct fxt_arg *a = realloc(o->args, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		o->args = a;
-		o->cargs = nc;
-	}
 	if (rec->nargs)
 		memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
 	o->nargs += rec->nargs;
@@ -486,9 +464,7 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t 
  * begin's time (ns), UINT64_MAX without a begin. */
 static uint64_t pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fxt_record *out)
 {
-	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
-	int64_t i = ctab_get(&j->open, &k, 0);
-	struct open_args *o = i < 0 ? NULL : ctab_at(&j->open, (uint32_t)i);
+	struct open_args *o = ctab_ids(&j->open, rec->u.event.thread.pid, rec->u.event.thread.tid, 0);
 
 	out->nargs = 0;
 	if (!o || !o->depth)
@@ -527,15 +503,7 @@ static int capture_end(struct fxt_json *j, const struct fxt_koids *k, uint64_t t
 	j->capturing = 0;
 	if (j->err)
 		return j->err;
-	if (j->nlate == j->clate) {
-		size_t nc = j->clate ? j->clate * 2 : 16;
-		struct late *nl = realloc(j->late, nc * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		j->late = nl;
-		j->clate = nc;
-	}
-	if (!(text = malloc(j->capture.n)))
+	if (FXT_GROW(j->late, &j->clate, j->nlate + 1) < 0 || !(text = malloc(j->capture.n)))
 		return -ENOMEM;
 	memcpy(text, j->capture.s, j->capture.n);
 	l = &j->late[j->nlate];

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 /* Spans of FUNC, LOCK, STALL and THREAD nest together; SAMPLE slices form their own timeline. */
 enum { FAM_CALLS, FAM_SAMPLES, FAM_COUNT };
@@ -53,9 +54,11 @@ struct ends {
 
 struct fam {
 	struct cross *x;	/* pass 1: in input order; pass 2: sorted (the skeleton) */
-	uint32_t nx, cx;
+	uint32_t nx;
+	size_t cx;		/* room in x */
 	struct ends *ends;	/* pass 1: each run's ends */
-	uint32_t nends, cends;
+	uint32_t nends;
+	size_t cends;		/* room in ends */
 	int all_cross;		/* every span may be a parent: this thread's runs interleave in
 				 * time (a signal handler's level writes a chunk of its own while
 				 * level 0's is open; a call written late in another run) */
@@ -64,7 +67,8 @@ struct fam {
 				 * mostly lie between the same two cross spans' starts */
 	uint32_t seq;		/* cross spans met so far in this pass */
 	struct open *open;
-	uint32_t nopen, copen;
+	uint32_t nopen;
+	size_t copen;		/* room in open */
 	uint32_t root;		/* tree root node index + 1, 0 until needed */
 };
 
@@ -123,9 +127,11 @@ struct fxt_prof {
 	uint32_t run_thr; /* thread index + 1 in thrs (a ctab moves its entries as it grows) */
 	int run_fam;
 	struct anc *stack;
-	uint32_t nstack, cstack;
+	uint32_t nstack;
+	size_t cstack;		/* room in stack */
 	struct fxt_prof_node *nodes;
-	uint32_t nnodes, cnodes;
+	uint32_t nnodes;
+	size_t cnodes;		/* room in nodes */
 	uint64_t unclosed, cross_total;
 	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
@@ -294,14 +300,8 @@ static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt
 
 static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name, unsigned kind)
 {
-	if (p->nnodes == p->cnodes) {
-		uint32_t nc = p->cnodes ? p->cnodes * 2 : 1024;
-		struct fxt_prof_node *nn = realloc(p->nodes, nc * sizeof(*nn));
-		if (!nn)
-			return 0;
-		p->nodes = nn;
-		p->cnodes = nc;
-	}
+	if (FXT_GROW(p->nodes, &p->cnodes, (size_t)p->nnodes + 1) < 0)
+		return 0;
 	memset(&p->nodes[p->nnodes], 0, sizeof(p->nodes[0]));
 	p->nodes[p->nnodes].name = name;
 	p->nodes[p->nnodes].kind = kind;
@@ -466,27 +466,15 @@ static int pass1_run(struct fxt_prof *p, struct thr *t, int f)
 
 	for (uint32_t i = 0; i < p->nrun; i++)
 		last = p->run[i].end > last ? p->run[i].end : last;
-	if (fm->nends == fm->cends) {
-		uint32_t nc = fm->cends ? fm->cends * 2 : 16;
-		struct ends *ne = realloc(fm->ends, nc * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		fm->ends = ne;
-		fm->cends = nc;
-	}
+	if (FXT_GROW(fm->ends, &fm->cends, (size_t)fm->nends + 1) < 0)
+		return -ENOMEM;
 	fm->ends[fm->nends++] = (struct ends){ first, last };
 	for (uint32_t i = 0; i < p->nrun; i++) {
 		struct span *s = &p->run[i];
 		if (s->start > first && !fm->all_cross)
 			continue;
-		if (fm->nx == fm->cx) {
-			uint32_t nc = fm->cx ? fm->cx * 2 : 16;
-			struct cross *nx = realloc(fm->x, nc * sizeof(*nx));
-			if (!nx)
-				return -ENOMEM;
-			fm->x = nx;
-			fm->cx = nc;
-		}
+		if (FXT_GROW(fm->x, &fm->cx, (size_t)fm->nx + 1) < 0)
+			return -ENOMEM;
 		struct cross *c = &fm->x[fm->nx];
 		*c = (struct cross){ s->start, s->end, 0, 0, s->name, s->kind, fm->nx, 0, 0 };
 		if (pool_copy(p, &c->name) < 0)
@@ -523,13 +511,8 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 {
 	struct fam *fm = &t->f[f];
 
-	if (p->cstack < p->nrun) {
-		struct anc *ns = realloc(p->stack, p->nrun * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		p->stack = ns;
-		p->cstack = p->nrun;
-	}
+	if (FXT_GROW(p->stack, &p->cstack, p->nrun) < 0)
+		return -ENOMEM;
 	p->nstack = 0;
 	for (uint32_t i = p->nrun; i-- > 0;) {
 		struct span *s = &p->run[i];
@@ -667,14 +650,8 @@ int fxt_prof_begin(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint6
 	if (!t || (unsigned)k >= FXT_PK_COUNT)
 		return t ? -EINVAL : -ENOMEM;
 	fm = &t->f[fam_of(k)];
-	if (fm->nopen == fm->copen) {
-		uint32_t nc = fm->copen ? fm->copen * 2 : 16;
-		struct open *no = realloc(fm->open, nc * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		fm->open = no;
-		fm->copen = nc;
-	}
+	if (FXT_GROW(fm->open, &fm->copen, (size_t)fm->nopen + 1) < 0)
+		return -ENOMEM;
 	fm->open[fm->nopen++] = (struct open){ ts, k == FXT_PK_LOCK && object.len ? object : name,
 					       k };
 	return 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 #include "writer/fields.h"
 
 #define NAME_CACHE 1024	/* --function matches by name address (indexed names share one) */
@@ -59,11 +60,14 @@ struct open {
 struct rthr {
 	struct ckey key;	/* a = pid, b = tid */
 	struct pend *p;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;		/* room in p */
 	char *text;		/* tails of the waiting events, each NUL-terminated */
-	uint32_t tn, tcap;
+	uint32_t tn;		/* bytes used in text (offsets fit in 32 bits) */
+	size_t tcap;		/* room in text */
 	struct open *open;
-	uint32_t nopen, copen;
+	uint32_t nopen;
+	size_t copen;		/* room in open */
 	uint64_t seq;
 	uint64_t frontier;	/* the latest start printed early */
 	int early;		/* lines printed before the calls around them were read */
@@ -91,7 +95,7 @@ struct fxt_replay {
 		uint64_t start, end;
 		int base;	/* depth of the outermost --function match around, -1: none */
 	} *stack;
-	uint32_t cstack;
+	size_t cstack;		/* room in stack */
 	char scratch[1 << 17];	/* a line's tail being made (longer ones are cut) */
 };
 
@@ -209,18 +213,8 @@ static int64_t keep_text(struct rthr *t, const char *text)
 
 	if (n == 1)
 		return 0;
-	if (t->tn + n > t->tcap) {
-		size_t cap = t->tcap ? t->tcap : 4096;
-		while (cap < t->tn + n)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return -1;
-		char *nt = realloc(t->text, cap);
-		if (!nt)
-			return -1;
-		t->text = nt;
-		t->tcap = (uint32_t)cap;
-	}
+	if (t->tn + n > UINT32_MAX || FXT_GROW(t->text, &t->tcap, t->tn + n) < 0)
+		return -1;
 	memcpy(t->text + t->tn, text, n);
 	t->tn += (uint32_t)n;
 	return t->tn - (uint32_t)n + 1;
@@ -354,13 +348,8 @@ static int print_thread(struct fxt_replay *p, struct rthr *t, int early)
 
 	if (!t->n)
 		return 0;
-	if (p->cstack < t->n + 1) {
-		void *ns = realloc(p->stack, (t->n + 1) * sizeof(*p->stack));
-		if (!ns)
-			return -ENOMEM;
-		p->stack = ns;
-		p->cstack = t->n + 1;
-	}
+	if (FXT_GROW(p->stack, &p->cstack, (size_t)t->n + 1) < 0)
+		return -ENOMEM;
 	if (p->oncpu && p->oncpu_stale) {
 		if (fxt_oncpu_finish(p->oncpu) < 0)
 			return -ENOMEM;
@@ -472,14 +461,8 @@ static int add(struct fxt_replay *p, struct rthr *t, struct pend *e)
 	e->seq = t->seq++;
 	if (t->early && e->kind == L_CALL && e->start < t->frontier)
 		e->late = 1;
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct pend *np = realloc(t->p, cap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		t->p = np;
-		t->cap = cap;
-	}
+	if (FXT_GROW(t->p, &t->cap, (size_t)t->n + 1) < 0)
+		return -ENOMEM;
 	if (e->late) {	/* after what it encloses: the thread's events are before or in it */
 		t->p[t->n++] = *e;
 		p->waiting++;
@@ -533,14 +516,8 @@ static int begin(struct fxt_replay *p, struct rthr *t, const struct fxt_record *
 	struct open *o;
 	size_t at = 0;
 
-	if (t->nopen == t->copen) {
-		uint32_t cap = t->copen ? t->copen * 2 : 8;
-		struct open *no = realloc(t->open, cap * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		t->open = no;
-		t->copen = cap;
-	}
+	if (FXT_GROW(t->open, &t->copen, (size_t)t->nopen + 1) < 0)
+		return -ENOMEM;
 	o = &t->open[t->nopen];
 	*o = (struct open){ ts, rec->u.event.name, rec->u.event.category, NULL };
 	p->scratch[0] = 0;
