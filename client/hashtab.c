@@ -14,6 +14,12 @@ int sv_eq(struct fxt_sv x, struct fxt_sv y)
 	return x.len == y.len && (x.s == y.s || !memcmp(x.s, y.s, x.len));
 }
 
+int sv_cmp(struct fxt_sv x, struct fxt_sv y)
+{
+	int c = memcmp(x.s, y.s, x.len < y.len ? x.len : y.len);
+	return c ? c : fxt_cmp_u64(x.len, y.len);
+}
+
 static uint64_t key_hash(const struct ckey *k)
 {
 	uint64_t h = 1469598103934665603ULL ^ (k->a * 0x9e3779b97f4a7c15ULL) ^
@@ -42,6 +48,13 @@ void ctab_free(struct ctab *t)
 	free(t->idx);
 	free(t->ents);
 	memset(t, 0, sizeof(*t));
+}
+
+void ctab_free_each(struct ctab *t, void (*drop)(void *entry))
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		drop(ctab_at(t, i));
+	ctab_free(t);
 }
 
 static uint32_t slot_of(const struct ctab *t, const struct ckey *k)

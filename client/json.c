@@ -109,21 +109,23 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 	return 0;
 }
 
+static void open_args_drop(void *entry)
+{
+	struct open_args *o = entry;
+	free(o->args);
+	free(o->frames);
+}
+
 void fxt_json_free(struct fxt_json *j)
 {
 	if (!j)
 		return;
-	for (uint32_t i = 0; i < j->open.n; i++) {
-		struct open_args *o = ctab_at(&j->open, i);
-		free(o->args);
-		free(o->frames);
-	}
 	for (size_t i = 0; i < j->nlate; i++)
 		free(j->late[i].text);
 	free(j->late);
 	free(j->capture.s);
 	fxt_oncpu_free(j->oncpu);
-	ctab_free(&j->open);
+	ctab_free_each(&j->open, open_args_drop);
 	ctab_free(&j->uobjs);
 	ctab_free(&j->knames);
 	ctab_free(&j->sw);
@@ -522,10 +524,11 @@ static int late_cmp(const void *x, const void *y)
 	const uint64_t kb[] = { b->pid, b->tid, b->ts, UINT64_MAX - b->dur, b->start,
 				UINT64_MAX - b->end, UINT64_MAX - b->seq };
 
-	for (unsigned i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
-		if (ka[i] != kb[i])
-			return ka[i] < kb[i] ? -1 : 1;
-	return 0;
+	int c = 0;
+
+	for (unsigned i = 0; !c && i < sizeof(ka) / sizeof(ka[0]); i++)
+		c = fxt_cmp_u64(ka[i], kb[i]);
+	return c;
 }
 
 static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)

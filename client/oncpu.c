@@ -56,18 +56,20 @@ int fxt_oncpu_new(struct fxt_oncpu **out)
 	return 0;
 }
 
+static void othr_drop(void *entry)
+{
+	struct othr *t = entry;
+	free(t->ev);
+	free(t->iv);
+	free(t->cum);
+	free(t->off);
+}
+
 void fxt_oncpu_free(struct fxt_oncpu *o)
 {
 	if (!o)
 		return;
-	for (uint32_t i = 0; i < o->thrs.n; i++) {
-		struct othr *t = ctab_at(&o->thrs, i);
-		free(t->ev);
-		free(t->iv);
-		free(t->cum);
-		free(t->off);
-	}
-	ctab_free(&o->thrs);
+	ctab_free_each(&o->thrs, othr_drop);
 	free(o);
 }
 
@@ -164,18 +166,9 @@ int fxt_oncpu_finish(struct fxt_oncpu *o)
 /* On-CPU ns of t in [0, x]. Moves t's hint. */
 static uint64_t upto(struct othr *t, uint64_t x)
 {
-	uint32_t lo = t->hint, hi = t->niv;	/* first interval starting after x */
-	if ((lo && t->iv[lo - 1].ts > x) || (lo < hi && t->iv[lo].ts <= x))
-		lo = 0;		/* not the hint's: a binary search */
-	else
-		hi = lo;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->iv[mid].ts <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first interval starting after x */
+	uint32_t lo = fxt_upper_bound(t->iv, sizeof(*t->iv), offsetof(struct sw, ts), t->niv,
+				      t->hint, x);
 	t->hint = lo;
 	if (!lo)
 		return 0;

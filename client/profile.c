@@ -170,24 +170,26 @@ void fxt_prof_set_oncpu(struct fxt_prof *p, struct fxt_oncpu *o)
 	p->oncpu = o;
 }
 
+static void thr_drop(void *entry)
+{
+	struct thr *t = entry;
+	for (int f = 0; f < FAM_COUNT; f++) {
+		free(t->f[f].x);
+		free(t->f[f].ends);
+		free(t->f[f].by_seq);
+		free(t->f[f].open);
+	}
+}
+
 void fxt_prof_free(struct fxt_prof *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->thrs.n; i++) {
-		struct thr *t = ctab_at(&p->thrs, i);
-		for (int f = 0; f < FAM_COUNT; f++) {
-			free(t->f[f].x);
-			free(t->f[f].ends);
-			free(t->f[f].by_seq);
-			free(t->f[f].open);
-		}
-	}
 	for (int k = 0; k < FXT_PK_COUNT; k++) {
 		ctab_free(&p->rows[k]);
 		ctab_free(&p->roots[k]);
 	}
-	ctab_free(&p->thrs);
+	ctab_free_each(&p->thrs, thr_drop);
 	ctab_free(&p->children);
 	ctab_free(&p->callers);
 	while (p->pool) {
@@ -380,12 +382,11 @@ static uint32_t root_of(struct fxt_prof *p, struct thr *t, int f)
 static int cross_cmp(const void *x, const void *y)
 {
 	const struct cross *a = x, *b = y;
+	int c = fxt_cmp_u64(a->start, b->start);
 
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end > b->end ? -1 : 1; /* the outer one first */
-	return a->seq > b->seq ? -1 : a->seq < b->seq; /* same interval: the later one encloses */
+	if (!c)
+		c = fxt_cmp_u64(b->end, a->end); /* the outer one first */
+	return c ? c : fxt_cmp_u64(b->seq, a->seq); /* same interval: the later one encloses */
 }
 
 /* Sorts thread t's cross spans of family f and links each to its innermost enclosing one.
@@ -427,19 +428,10 @@ static int skeleton_build(struct fxt_prof *p, struct thr *t, int f)
 /* The innermost cross span of fm enclosing [start, end]: index + 1, 0 when none. */
 static uint32_t skeleton_find(struct fam *fm, uint64_t start, uint64_t end)
 {
-	uint32_t lo = fm->hint, hi = fm->nx, j;
+	/* the first cross span starting after start */
+	uint32_t lo = fxt_upper_bound(fm->x, sizeof(*fm->x), offsetof(struct cross, start), fm->nx,
+				      fm->hint, start), j;
 
-	if (lo > hi || (lo && fm->x[lo - 1].start > start) || (lo < hi && fm->x[lo].start <= start))
-		lo = 0;	/* not the hint's place: a binary search */
-	else
-		hi = lo;
-	while (lo < hi) { /* first index with start > start */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (fm->x[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	fm->hint = lo;
 	for (j = lo; j && fm->x[j - 1].end < end; j = fm->x[j - 1].parent)
 		;
@@ -847,12 +839,12 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	const struct fxt_prof_row *a = x, *b = y;
 	enum fxt_prof_sort sort_by = *(const enum fxt_prof_sort *)arg;
 	uint64_t va = 0, vb = 0;
-	int c;
+	int c = fxt_cmp_u64(a->key.a, b->key.a);
 
-	if (a->key.a != b->key.a)
-		return a->key.a < b->key.a ? -1 : 1;
-	if (a->key.b != b->key.b)
-		return a->key.b < b->key.b ? -1 : 1;
+	if (!c)
+		c = fxt_cmp_u64(a->key.b, b->key.b);
+	if (c)
+		return c;
 	switch (sort_by) {
 	case FXT_SORT_SELF: va = a->self, vb = b->self; break;
 	case FXT_SORT_TOTAL: va = a->total, vb = b->total; break;
@@ -864,12 +856,8 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	case FXT_SORT_ONCPU: va = a->oncpu, vb = b->oncpu; break;
 	case FXT_SORT_OFFCPU: va = a->total - a->oncpu, vb = b->total - b->oncpu; break;
 	}
-	if (va != vb)
-		return va > vb ? -1 : 1;
-	c = memcmp(a->key.s.s, b->key.s.s, a->key.s.len < b->key.s.len ? a->key.s.len : b->key.s.len);
-	if (c)
-		return c;
-	return a->key.s.len < b->key.s.len ? -1 : a->key.s.len > b->key.s.len;
+	c = fxt_cmp_u64(vb, va);	/* the largest first */
+	return c ? c : sv_cmp(a->key.s, b->key.s);
 }
 
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by)

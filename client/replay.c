@@ -118,19 +118,21 @@ int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FIL
 	return 0;
 }
 
+static void rthr_drop(void *entry)
+{
+	struct rthr *t = entry;
+	free(t->p);
+	free(t->text);
+	for (uint32_t j = 0; j < t->nopen; j++)
+		free(t->open[j].tail);
+	free(t->open);
+}
+
 void fxt_replay_free(struct fxt_replay *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->thrs.n; i++) {
-		struct rthr *t = ctab_at(&p->thrs, i);
-		free(t->p);
-		free(t->text);
-		for (uint32_t j = 0; j < t->nopen; j++)
-			free(t->open[j].tail);
-		free(t->open);
-	}
-	ctab_free(&p->thrs);
+	ctab_free_each(&p->thrs, rthr_drop);
 	ctab_free(&p->names);
 	fxt_logs_free(&p->logs);
 	fxt_oncpu_free(p->oncpu);
@@ -664,9 +666,9 @@ static int key_cmp(const void *x, const void *y)
 {
 	const struct rthr *a = *(struct rthr *const *)x, *b = *(struct rthr *const *)y;
 
-	if (a->key.a != b->key.a)
-		return a->key.a < b->key.a ? -1 : 1;
-	return a->key.b < b->key.b ? -1 : a->key.b > b->key.b;
+	int c = fxt_cmp_u64(a->key.a, b->key.a);
+
+	return c ? c : fxt_cmp_u64(a->key.b, b->key.b);
 }
 
 int fxt_replay_finish(struct fxt_replay *p)
