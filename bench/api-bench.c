@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "per-call.h"
 
 static __attribute__((noinline)) int base(int x)
 {
@@ -28,34 +29,6 @@ static __attribute__((noinline)) int d2(int x)
 	TRACE_DURATION("bench", "d2", "x", TA_INT32(x), "twice", TA_UINT64((uint64_t)x * 2));
 	__asm__ volatile("");
 	return x + 1;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Best time per call of fn over reps runs of n calls. */
-static double per_call(int (*fn)(int), long n, int reps)
-{
-	double best = 1e30;
-	volatile int sink = 0;
-
-	for (int r = 0; r < reps; r++) {
-		double t0 = now_ns();
-		int x = 0;
-		for (long i = 0; i < n; i++)
-			x = fn(x);
-		double t = (now_ns() - t0) / (double)n;
-		sink += x;
-		if (t < best)
-			best = t;
-	}
-	(void)sink;
-	return best;
 }
 
 int main(int argc, char **argv)

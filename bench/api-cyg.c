@@ -5,9 +5,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#define NOINST __attribute__((no_instrument_function))
+#include "per-call.h"
 
 static __attribute__((noinline)) int leaf(int x)
 {
@@ -19,33 +18,6 @@ static NOINST __attribute__((noinline)) int leaf_plain(int x)
 {
 	__asm__ volatile("");
 	return x + 1;
-}
-
-static NOINST double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static NOINST double per_call(int (*fn)(int), long n, int reps)
-{
-	double best = 1e30;
-	volatile int sink = 0;
-
-	for (int r = 0; r < reps; r++) {
-		double t0 = now_ns();
-		int x = 0;
-		for (long i = 0; i < n; i++)
-			x = fn(x);
-		double t = (now_ns() - t0) / (double)n;
-		sink += x;
-		if (t < best)
-			best = t;
-	}
-	(void)sink;
-	return best;
 }
 
 NOINST int main(int argc, char **argv)

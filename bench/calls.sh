@@ -11,17 +11,12 @@ set -euo pipefail
 build=${1:-build}
 calls=${CALLS:-10000000} rounds=${ROUNDS:-5} threads=${THREADS:-4} cg_calls=${CG_CALLS:-200000}
 
-need() {
-	local f
-	f=$(find "$build" -name "$1" -type f -print -quit 2>/dev/null)
-	[ -n "$f" ] || { echo "calls: $1 not found under $build (build the target)" >&2; exit 1; }
-	realpath "$f"
-}
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 work=$(need calls-work) plain=$(need calls-work-plain) floor=$(need libcalls-floor.so)
 fxt=$(need libfxtauto.so) counter=$(need fxt-calls)
-command -v uftrace >/dev/null || { echo "calls: uftrace is not installed" >&2; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-calls.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+have_tools uftrace
+bench_tmp
 bufsize=$(((calls + 1000000) * 48))	# twice 24 bytes per call: nothing may be dropped
 
 # run CONFIG THREADS NCALLS [WRAPPER...]: one run of the workload; leaves its output line in
@@ -48,9 +43,8 @@ field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) 
 # The first fxtauto run must hold every call, or its figures would flatter it.
 run fxtauto 1 "$calls"
 total=$(field calls)
-recorded=$("$counter" -n "$tmp/t.fxt") || { echo "calls: fxt-calls rejects the archive" >&2; exit 1; }
-[ "$recorded" = "$total" ] ||
-	{ echo "calls: fxtauto recorded $recorded of $total calls; figures would be wrong" >&2; exit 1; }
+recorded=$("$counter" -n "$tmp/t.fxt") || die "fxt-calls rejects the archive"
+[ "$recorded" = "$total" ] || die "fxtauto recorded $recorded of $total calls; figures would be wrong"
 
 declare -A best bytes measured
 configs=(plain untraced floor fxtauto uftrace)
@@ -90,14 +84,8 @@ o_floor_mt=$(per_call "${best[floor/$threads]}" "${best[plain/$threads]}" "$thre
 echo "$threads threads: overhead fxtauto $o_fxt_mt ns/call, floor $o_floor_mt ns/call;" \
 	"fxtauto $threads-thread/1-thread: $(ratio "$o_fxt_mt" "$o_fxt") (goal <= 1.50)"
 
-# Instructions of the measured loop only (--toggle-collect), so startup and symbolization
-# are not counted; valgrind counts instructions exactly whatever the machine's noise.
-command -v valgrind >/dev/null || { echo "callgrind: valgrind is not installed"; exit 0; }
-cg() {
-	run "$1" 1 "$cg_calls" valgrind -q --tool=callgrind --toggle-collect=measured \
-		--callgrind-out-file="$tmp/cg.out"
-	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.out"
-}
+callgrind_ready || exit 0
+cg() { callgrind run "$1" 1 "$cg_calls"; }
 i_plain=$(cg plain) i_untraced=$(cg untraced) i_fxt=$(cg fxtauto)
 cg_measured=$(field measured)
 ipc() { awk -v a="$1" -v n="$cg_measured" 'BEGIN { printf "%.1f", a / n }'; }

@@ -6,21 +6,18 @@
 # --chrome. Best of 3 runs each (shared machine); outputs go to /dev/null. Also the peak RSS of
 # fxt report and fxt report --tree on the big archive (/usr/bin/time %M: the mapped archive's
 # resident pages count in it).
-# Usage: bench/client.sh [BUILD_DIR]   Env: SIZE_MB (1024), CALLS (3000000), WORK (temp dir)
+# Usage: bench/client.sh [BUILD_DIR]   Env: SIZE_MB (1024), CALLS (3000000), WORK (where its temp dir goes)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 build=$(cd "${1:-$root/build}" && pwd)
-fxt=$build/launcher/fxt
-fxtauto=$build/preload/libfxtauto.so
-size_mb=${SIZE_MB:-1024}
-calls=${CALLS:-3000000}
-work=${WORK:-$(mktemp -d /tmp/fxt-bench-client.XXXXXX)}
-trap 'rm -rf "$work"' EXIT
-for f in "$fxt" "$fxtauto"; do
-	[ -e "$f" ] || { echo "bench/client: $f missing (build fxt and fxtauto first)" >&2; exit 2; }
-done
-command -v uftrace >/dev/null || { echo "bench/client: uftrace not installed" >&2; exit 2; }
+fxt=$build/launcher/fxt fxtauto=$build/preload/libfxtauto.so
+size_mb=${SIZE_MB:-1024} calls=${CALLS:-3000000}
+have "fxt and fxtauto" "$fxt" "$fxtauto"
+have_tools uftrace
+bench_tmp "${WORK:-}"
+work=$tmp
 
 gcc -O2 -g -finstrument-functions -pthread "$root/bench/calls-work.c" -o "$work/calls-work"
 

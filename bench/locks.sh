@@ -9,15 +9,10 @@ set -euo pipefail
 build=${1:-build}
 pairs=${PAIRS:-10000000} rounds=${ROUNDS:-3}
 
-need() {
-	local f
-	f=$(find "$build" -name "$1" -type f -print -quit 2>/dev/null)
-	[ -n "$f" ] || { echo "locks: $1 not found under $build (build the target)" >&2; exit 1; }
-	realpath "$f"
-}
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 prog=$(need locks-pairs) fxt=$(need libfxtauto.so)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-locks.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp
 
 for ((r = 0; r < rounds; r++)); do
 	"$prog" "$pairs" >>"$tmp/glibc"

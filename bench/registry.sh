@@ -12,15 +12,10 @@ set -euo pipefail
 build=${1:-build}
 calls=${CALLS:-10000000} rounds=${ROUNDS:-5} cg_calls=${CG_CALLS:-200000}
 
-need() {
-	local f
-	f=$(find "$build" -name "$1" -type f -print -quit 2>/dev/null)
-	[ -n "$f" ] || { echo "registry: $1 not found under $build (build the target)" >&2; exit 1; }
-	realpath "$f"
-}
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 work=$(need calls-work) plain=$(need calls-work-plain) fxt=$(need libfxtauto.so)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-registry.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp
 mkdir -m 700 "$tmp/rt"
 bufsize=$(((calls + 1000000) * 48))
 
@@ -56,12 +51,8 @@ for cfg in "${configs[@]}"; do
 		"$(per_call "${best[$cfg]}" "${best[untraced]}")"
 done
 
-command -v valgrind >/dev/null || { echo "callgrind: valgrind is not installed"; exit 0; }
-cg() {
-	run "$1" "$cg_calls" valgrind -q --tool=callgrind --toggle-collect=measured \
-		--callgrind-out-file="$tmp/cg.out"
-	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.out"
-}
+callgrind_ready || exit 0
+cg() { callgrind run "$1" "$cg_calls"; }
 i_untraced=$(cg untraced) i_idle=$(cg idle) i_tracing=$(cg tracing)
 cg_measured=$(field measured)
 ipc() { awk -v a="$1" -v n="$cg_measured" 'BEGIN { printf "%.1f", a / n }'; }

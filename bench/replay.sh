@@ -6,20 +6,16 @@
 # `fxt stats` (one plain read of the same archive), and its peak RSS with the default --hold
 # beside a --hold that keeps every call waiting for its caller (what printing strictly in order
 # would cost). Best of 3 runs for times; outputs to /dev/null.
-# Usage: bench/replay.sh [BUILD_DIR]   Env: SIZE_MB (1024), WORK (temp dir)
+# Usage: bench/replay.sh [BUILD_DIR]   Env: SIZE_MB (1024), WORK (where its temp dir goes)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 build=$(cd "${1:-$root/build}" && pwd)
-fxt=$build/launcher/fxt
-fxtauto=$build/preload/libfxtauto.so
-size_mb=${SIZE_MB:-1024}
-work=${WORK:-$(mktemp -d /tmp/fxt-bench-replay.XXXXXX)}
-mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
-for f in "$fxt" "$fxtauto"; do
-	[ -e "$f" ] || { echo "bench/replay: $f missing (build fxt and fxtauto first)" >&2; exit 2; }
-done
+fxt=$build/launcher/fxt fxtauto=$build/preload/libfxtauto.so size_mb=${SIZE_MB:-1024}
+have "fxt and fxtauto" "$fxt" "$fxtauto"
+bench_tmp "${WORK:-}"
+work=$tmp
 gcc -O2 -g -finstrument-functions -pthread "$root/bench/calls-work.c" -o "$work/calls-work"
 calls=$((size_mb * 1024 * 1024 / 24))
 FXT_SCHED=0 FXT_OUTPUT="$work/big.fxt" LD_PRELOAD="$fxtauto" "$work/calls-work" "$calls" 2 \

@@ -13,11 +13,10 @@ build=${1:?usage: bench/sampling.sh BUILD_DIR [RUNS] [ROUNDS]}
 runs=${2:-5} rounds=${3:-400}
 lib=$build/preload/libfxtauto.so work=$build/bench/sampling-work
 floor=$build/bench/libsampling-floor.so
-for f in "$lib" "$work" "$floor"; do
-	[ -e "$f" ] || { echo "sampling.sh: $f missing (build fxtauto sampling-work sampling-floor)" >&2; exit 1; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
+have "fxtauto sampling-work sampling-floor" "$lib" "$work" "$floor"
+bench_tmp
 
 # CPU seconds (user + sys, children included) of one run of the command string $1.
 cpu1() {

@@ -10,11 +10,10 @@ set -eu
 build=${1:?usage: bench/sched.sh BUILD_DIR [RUNS] [ROUNDS]}
 runs=${2:-5} rounds=${3:-200000}
 lib=$build/preload/libfxtauto.so work=$build/bench/sched-pingpong fxt=$build/launcher/fxt
-for f in "$lib" "$work" "$fxt"; do
-	[ -e "$f" ] || { echo "sched.sh: $f missing (build fxtauto sched-pingpong fxt)" >&2; exit 1; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
+have "fxtauto sched-pingpong fxt" "$lib" "$work" "$fxt"
+bench_tmp
 
 # Median "wall cpu" seconds of running "$@" $runs times (cpu: user + sys, children included).
 measure() {

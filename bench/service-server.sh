@@ -14,24 +14,13 @@ set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-3} threads=${THREADS:-4} n=${N:-50000} size=${SIZE:-64M}
 
-need() {
-	local f
-	f=$(find "$build" -name "$1" -type f -print -quit 2>/dev/null)
-	[ -n "$f" ] || { echo "service-server: $1 not found under $build (build the target)" >&2; exit 1; }
-	realpath "$f"
-}
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 srv=$(need srv-count) lib=$(need libfxtauto.so) fxt=$(need fxt)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-service-server.XXXXXX")
-export FXT_RUNTIME_DIR=$tmp/rt
 pid=
-cleanup() {
-	[ -f "$tmp/rt/manager.pid" ] && kill "$(cut -d' ' -f1 "$tmp/rt/manager.pid")" 2>/dev/null
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir -m 700 "$tmp/rt"
-"$fxt" manager
+bench_on_exit() { [ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null || true; }
+bench_tmp
+bench_manager
 FXT_REGISTER=1 LD_PRELOAD=$lib "$srv" serve "$tmp/srv.sock" &
 pid=$!
 disown "$pid"

@@ -13,23 +13,12 @@ set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-7} size=${SIZE:-64M}
 
-need() {
-	local f
-	f=$(find "$build" -name "$1" -type f -print -quit 2>/dev/null)
-	[ -n "$f" ] || { echo "service: $1 not found under $build (build the target)" >&2; exit 1; }
-	realpath "$f"
-}
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 prog=$(need g-reg) lib=$(need libfxtauto.so) fxt=$(need fxt)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-service.XXXXXX")
-export FXT_RUNTIME_DIR=$tmp/rt
-cleanup() {
-	[ -f "$tmp/rt/manager.pid" ] && kill "$(cut -d' ' -f1 "$tmp/rt/manager.pid")" 2>/dev/null
-	for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir -m 700 "$tmp/rt"
-"$fxt" manager
+bench_on_exit() { for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null || true; done; }
+bench_tmp
+bench_manager
 
 mkfifo "$tmp/in" "$tmp/out"
 FXT_REGISTER=1 LD_PRELOAD=$lib "$prog" <"$tmp/in" >"$tmp/out" &
@@ -45,7 +34,7 @@ for ((i = 0; i < rounds; i++)); do
 	t0=$(now_ns)
 	"$fxt" record --pid "$pid" --duration 60s -o "$tmp/r.fxt" 2>/dev/null &
 	rec=$!
-	[ "$(say on)" = on ] || { echo "service: tracing never came on" >&2; exit 1; }
+	[ "$(say on)" = on ] || die "tracing never came on"
 	t1=$(now_ns)
 	echo $(((t1 - t0) / 1000))
 	kill -INT "$rec"

@@ -1,9 +1,21 @@
-# Shared by bench/sqlite-edges.sh and bench/sqlite-replay.sh: SQLite's speedtest1 built from
-# Debian's source package (apt-get source sqlite3 through a private apt configuration with a
-# deb-src line: the machine's own apt setup is never changed) with `$cc $cflags
-# -finstrument-functions`, cached in $cache. Sourced after setting cache, cc, cflags, mirror and
-# die(); `speedtest1` prints the binary's path, building what the cache lacks.
+# Shared by bench/sqlite-edges.sh, sqlite-overhead.sh and sqlite-replay.sh: SQLite's speedtest1
+# built from Debian's source package (apt-get source sqlite3 through a private apt configuration
+# with a deb-src line: the machine's own apt setup is never changed) with `$cc $cflags
+# -finstrument-functions`, cached in $cache. Sourced first (bench/common.bash with it), with the
+# script's arguments [CACHE_DIR [BUILD_DIR]]: sets cache, build, cc, cflags, mirror (from CC,
+# CFLAGS, MIRROR), fxt, fxtrun and lib (the build's), and checks that fxt and libfxtauto.so are
+# built and the tools of the build are installed; `speedtest1` prints the binary's path,
+# building what the cache lacks.
 # SPDX-License-Identifier: MIT
+
+# shellcheck source=bench/common.bash
+. "$(dirname "${BASH_SOURCE[0]}")/common.bash"
+cache=$(realpath -m "${1:-/tmp/fxt-sqlite}") build=$(realpath -m "${2:-build}")
+cc=${CC:-gcc} cflags=${CFLAGS:--O2} mirror=${MIRROR:-http://deb.debian.org/debian}
+# shellcheck disable=SC2034 # fxtrun is for the scripts
+fxt=$build/launcher/fxt fxtrun=$build/launcher/fxtrun lib=$build/preload/libfxtauto.so
+have "fxt and fxtauto" "$fxt" "$lib"
+have_tools apt-get dpkg-source tclsh make "$cc"
 
 # The newest unpacked source tree in the cache, or nothing.
 source_dir() {

@@ -16,26 +16,17 @@
 #      SUITE (VERSION_CODENAME of /etc/os-release), MIRROR (http://deb.debian.org/debian).
 # SPDX-License-Identifier: MIT
 set -euo pipefail
-cache=$(realpath -m "${1:-/tmp/fxt-sqlite}") build=$(realpath -m "${2:-build}")
-read -r -a args <<<"${SPEEDTEST_ARGS:---size 3 --memdb}"
-runs=${RUNS:-2} cc=${CC:-gcc} cflags=${CFLAGS:--O2}
-mirror=${MIRROR:-http://deb.debian.org/debian}
-fxt=$build/launcher/fxt fxtrun=$build/launcher/fxtrun lib=$build/preload/libfxtauto.so
-
-die() { echo "sqlite-edges: $*" >&2; exit 1; }
-for f in "$fxt" "$fxtrun" "$lib"; do [ -x "$f" ] || [ -f "$f" ] || die "$f missing (build fxtauto)"; done
-for t in uftrace apt-get dpkg-source tclsh make "$cc"; do
-	command -v "$t" >/dev/null || die "$t is not installed (bash scripts/deps.sh)"
-done
-"$fxt" report --help 2>&1 | grep -q -- --edges || die "$fxt report has no --edges"
-[ "$runs" -ge 1 ] 2>/dev/null || die "RUNS must be a positive number, not '$runs'"
-
 # shellcheck source=bench/sqlite-build.bash
 . "$(dirname "$0")/sqlite-build.bash"
+read -r -a args <<<"${SPEEDTEST_ARGS:---size 3 --memdb}"
+runs=${RUNS:-2}
+have fxtrun "$fxtrun"
+have_tools uftrace
+"$fxt" report --help 2>&1 | grep -q -- --edges || die "$fxt report has no --edges"
+[ "$runs" -ge 1 ] 2>/dev/null || die "RUNS must be a positive number, not '$runs'"
 bin=$(speedtest1)
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-sqlite-edges.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp
 cd "$tmp"	# speedtest1 without --memdb writes its database in the working directory
 
 declare -A secs

@@ -16,27 +16,18 @@
 #      CC (gcc), CFLAGS (-O2), SUITE, MIRROR (as bench/sqlite-edges.sh).
 # SPDX-License-Identifier: MIT
 set -euo pipefail
-cache=$(realpath -m "${1:-/tmp/fxt-sqlite}") build=$(realpath -m "${2:-build}")
-read -r -a args <<<"${SPEEDTEST_ARGS:---size 3 --memdb}"
-rounds=${ROUNDS:-3} cc=${CC:-gcc} cflags=${CFLAGS:--O2}
-mirror=${MIRROR:-http://deb.debian.org/debian}
-fxt=$build/launcher/fxt fxtrun=$build/launcher/fxtrun lib=$build/preload/libfxtauto.so
-
-die() { echo "sqlite-overhead: $*" >&2; exit 1; }
-for f in "$fxt" "$fxtrun" "$lib"; do [ -e "$f" ] || die "$f missing (build fxtauto)"; done
-for t in uftrace apt-get dpkg-source tclsh make "$cc" /usr/bin/time; do
-	command -v "$t" >/dev/null || die "$t is not installed (bash scripts/deps.sh)"
-done
-[ "$rounds" -ge 1 ] 2>/dev/null || die "ROUNDS must be a positive number, not '$rounds'"
-
 # shellcheck source=bench/sqlite-build.bash
 . "$(dirname "$0")/sqlite-build.bash"
 # shellcheck source=bench/stalls.bash
 . "$(dirname "$0")/stalls.bash"
+read -r -a args <<<"${SPEEDTEST_ARGS:---size 3 --memdb}"
+rounds=${ROUNDS:-3}
+have fxtrun "$fxtrun"
+have_tools uftrace /usr/bin/time
+[ "$rounds" -ge 1 ] 2>/dev/null || die "ROUNDS must be a positive number, not '$rounds'"
 bin=$(speedtest1)
 
-tmp=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/fxt-sqlite-overhead.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp "${DIR:-}"
 cd "$tmp"	# speedtest1 without --memdb writes its database in the working directory
 
 # calls ARCHIVE: the program's calls (fxt report's function rows; [preempted] and [blocked]

@@ -14,25 +14,14 @@
 #      bench/sqlite-edges.sh.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cache=$(realpath -m "${1:-/tmp/fxt-sqlite}") build=$(realpath -m "${2:-build}")
-read -r -a args <<<"${SPEEDTEST_ARGS:---size 1 --memdb}"
-cc=${CC:-gcc} cflags=${CFLAGS:--O2}
-mirror=${MIRROR:-http://deb.debian.org/debian}
-fxt=$build/launcher/fxt lib=$build/preload/libfxtauto.so
-checks=$root/tests/client
-
-die() { echo "sqlite-replay: $*" >&2; exit 1; }
-for f in "$fxt" "$lib"; do [ -f "$f" ] || die "$f missing (build fxt and fxtauto)"; done
-for t in apt-get dpkg-source tclsh make "$cc" python3; do
-	command -v "$t" >/dev/null || die "$t is not installed (bash scripts/deps.sh)"
-done
 # shellcheck source=bench/sqlite-build.bash
 . "$(dirname "$0")/sqlite-build.bash"
+read -r -a args <<<"${SPEEDTEST_ARGS:---size 1 --memdb}"
+checks=$root/tests/client
+have_tools python3
 bin=$(speedtest1)
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-sqlite-replay.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp
 cd "$tmp"
 # timed WHAT CMD...: runs CMD (its output in $tmp/out), prints it under WHAT with the seconds
 timed() {

@@ -12,16 +12,11 @@ set -euo pipefail
 build=${1:-build}
 calls=${CALLS:-14000000} rounds=${ROUNDS:-3}
 
-need() {
-	local f
-	f=$(find "$build" -name "$1" -type f -print -quit 2>/dev/null)
-	[ -n "$f" ] || { echo "standalone: $1 not found under $build (build the target)" >&2; exit 1; }
-	realpath "$f"
-}
+# shellcheck source=bench/common.bash
+. "$(dirname "$0")/common.bash"
 work=$(need calls-work) fxt=$(need libfxtauto.so) counter=$(need fxt-calls)
-command -v uftrace >/dev/null || { echo "standalone: uftrace is not installed" >&2; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxt-standalone.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+have_tools uftrace
+bench_tmp
 
 # run CONFIG: one run; prints "CPU_SECONDS MAX_RSS_KB" (every process of the run).
 run() {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stddef.h>
 
+#include "common/order.h"
 #include "fxt/reader.h"
 
 /* The time of ticks as every reading command shows it: CLOCK_MONOTONIC ns by the current
@@ -37,12 +38,14 @@ struct ctab {
 	uint32_t n, cap;	/* entries used / slots in idx (power of two) */
 	uint32_t *idx;		/* slot -> entry index + 1, 0 when free */
 	unsigned char *ents;	/* n entries of esize bytes, in insertion order */
-	uint32_t ents_cap;
+	size_t ents_cap;	/* entries room in ents */
 };
 
 /* Zeroed entries of esize bytes. Returns 0 or -ENOMEM. Not thread-safe. */
 int ctab_init(struct ctab *t, size_t esize);
 void ctab_free(struct ctab *t);
+/* Frees what each entry owns (drop(entry), in insertion order), then the table. */
+void ctab_free_each(struct ctab *t, void (*drop)(void *entry));
 /* Index of the entry with key k, created zeroed (key set) when missing and create != 0.
  * Returns -1 when missing and not created, -2 (ENOMEM) when creation failed. */
 int64_t ctab_get(struct ctab *t, const struct ckey *k, int create);
@@ -50,7 +53,38 @@ static inline void *ctab_at(const struct ctab *t, uint32_t i)
 {
 	return t->ents + (size_t)i * t->esize;
 }
+/* The entry keyed by the numbers a and b alone (an empty string), created zeroed when missing
+ * and create != 0. Returns NULL when missing and not created, or when creation failed (ENOMEM). */
+void *ctab_ids(struct ctab *t, uint64_t a, uint64_t b, int create);
 int sv_eq(struct fxt_sv x, struct fxt_sv y);
+/* Byte order of the contents (a prefix first): below 0, 0 or above 0, as memcmp(). */
+int sv_cmp(struct fxt_sv x, struct fxt_sv y);
+
+/* ---- sorted arrays ---- */
+/* The first index of the n elements at arr (elem bytes each, ascending by the uint64_t at byte
+ * offset key of each) whose key is above x, n when none. hint: the last answer of the caller,
+ * who asks about keys close to each other: taken when it is the answer, else a binary search.
+ * Fails: never. */
+static inline uint32_t fxt_upper_bound(const void *arr, size_t elem, size_t key, uint32_t n,
+				       uint32_t hint, uint64_t x)
+{
+#define FXT_KEY_(i) (*(const uint64_t *)((const char *)arr + (size_t)(i) * elem + key))
+	uint32_t lo = hint, hi = n;
+
+	if (lo > hi || (lo && FXT_KEY_(lo - 1) > x) || (lo < hi && FXT_KEY_(lo) <= x))
+		lo = 0;		/* not the hint's place: a binary search */
+	else
+		hi = lo;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (FXT_KEY_(mid) <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+#undef FXT_KEY_
+}
 
 /* ---- time (timefmt.c) ---- */
 /* Parses "10ms", "1.5s", "250us", "42ns", "1.200 s" (one space before the unit, as

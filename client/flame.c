@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 #define SVG_WIDTH 1200.0	/* image width (px) */
 #define SVG_PAD 10.0		/* left and right margins */
@@ -37,6 +38,8 @@ struct walk {
 	struct fxt_prof *p;
 	const struct fxt_flame_opts *o;
 	uint64_t *weight;	/* node index -> inclusive weight */
+	struct top *tops;	/* the roots by process and thread (tops()) */
+	size_t ntops;
 	char *path;		/* folded: the frames above, joined by ';' */
 	size_t plen, pcap;
 	uint64_t all;		/* the root's weight */
@@ -161,13 +164,8 @@ static long path_push(struct walk *w, const char *mark, struct fxt_sv name)
 	size_t at = w->plen, ml = strlen(mark), need = at + 1 + ml + name.len + 1;
 	char *q;
 
-	if (need > w->pcap) {
-		size_t cap = need * 2;
-		if (!(q = realloc(w->path, cap)))
-			return -ENOMEM;
-		w->path = q;
-		w->pcap = cap;
-	}
+	if (FXT_GROW(w->path, &w->pcap, need) < 0)
+		return -ENOMEM;
 	q = w->path + at;
 	if (at)
 		*q++ = ';';
@@ -187,14 +185,9 @@ static int name_cmp(const void *x, const void *y, void *arg)
 	const struct fxt_prof_node *b = fxt_prof_node(arg, *(const uint32_t *)y);
 	int c = strcmp(fxt_prof_mark(a->kind), fxt_prof_mark(b->kind));	/* calls first */
 
-	if (c)
-		return c;
-	c = memcmp(a->name.s, b->name.s, a->name.len < b->name.len ? a->name.len : b->name.len);
-	if (c)
-		return c;
-	if (a->name.len != b->name.len)
-		return a->name.len < b->name.len ? -1 : 1;
-	return (a->kind > b->kind) - (a->kind < b->kind);	/* FUNC and SAMPLE */
+	if (!c)
+		c = sv_cmp(a->name, b->name);
+	return c ? c : fxt_cmp_u64(a->kind, b->kind);	/* FUNC and SAMPLE */
 }
 
 /* The frames below node idx, drawn from x (px) at row depth (SVG) or written with the path
@@ -263,34 +256,38 @@ static int walk_children(struct walk *w, uint32_t idx, unsigned depth, double x,
 static int top_cmp(const void *x, const void *y)
 {
 	const struct top *a = x, *b = y;
+	int c = fxt_cmp_u64(a->pid, b->pid);
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return (a->tid > b->tid) - (a->tid < b->tid);
+	return c ? c : fxt_cmp_u64(a->tid, b->tid);
 }
 
-/* The tops, by process and thread, with their weights; *all their sum. NULL on ENOMEM
- * (*n = 0 with none). */
-static struct top *tops(struct walk *w, size_t *n)
+/* w's tops, by process and thread, with their weights; w->all their sum. Returns 0 or
+ * -ENOMEM (w->tops NULL). */
+static int tops(struct walk *w)
 {
-	struct fxt_prof_root *roots = fxt_prof_roots(w->p, w->o->kind, n);
-	struct top *t = malloc((*n ? *n : 1) * sizeof(*t));
+	size_t n;
+	struct fxt_prof_root *roots = fxt_prof_roots(w->p, w->o->kind, &n);
+	struct top *t = malloc((n ? n : 1) * sizeof(*t));
 
 	if (!t)
-		return NULL;
+		return -ENOMEM;
 	w->all = 0;
-	for (size_t i = 0; i < *n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		t[i] = (struct top){ roots[i].key.a, roots[i].key.b, roots[i].node,
 				     w->weight[roots[i].node] };
 		w->all += t[i].weight;
 	}
-	qsort(t, *n, sizeof(*t), top_cmp);
-	return t;
+	qsort(t, n, sizeof(*t), top_cmp);
+	w->tops = t;
+	w->ntops = n;
+	return 0;
 }
 
-/* The process and thread frames and their trees, from x (SVG). */
-static int walk_tops(struct walk *w, const struct top *t, size_t n)
+/* The process and thread frames and their trees, from x (SVG); nothing when all weighs 0. */
+static int walk_tops(struct walk *w)
 {
+	const struct top *t = w->tops;
+	size_t n = w->all ? w->ntops : 0;
 	double x = SVG_PAD;
 	char label[2][256];
 
@@ -336,48 +333,40 @@ static int walk_tops(struct walk *w, const struct top *t, size_t n)
 	return 0;
 }
 
-/* Frees what walk_init made and ends the output f: returns rc, or the error of writing f. */
-static int walk_end(struct walk *w, struct top *t, FILE *f, int rc)
+/* Frees what walk_init made (also after it failed) and ends the output: returns rc, or the
+ * error of writing it. */
+static int walk_end(struct walk *w, int rc)
 {
-	free(t);
+	free(w->tops);
 	free(w->weight);
 	free(w->path);
-	if (!rc && fflush(f))
+	if (!rc && fflush(w->f))
 		rc = -errno;
-	else if (!rc && ferror(f))
+	else if (!rc && ferror(w->f))
 		rc = -EIO;
 	return rc;
 }
 
-/* Sets up w; returns the tops or NULL (ENOMEM). */
-static struct top *walk_init(struct walk *w, FILE *f, struct fxt_prof *p,
-			     const struct fxt_flame_opts *o, struct fxt_flame_stats *st, size_t *n)
+/* Sets up w with its weights and tops. Returns 0 or -ENOMEM. */
+static int walk_init(struct walk *w, FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
+		     struct fxt_flame_stats *st)
 {
-	struct top *t;
-
 	memset(st, 0, sizeof(*st));
 	*w = (struct walk){ .f = f, .p = p, .o = o, .st = st };
 	if (!(w->weight = weights(p)))
-		return NULL;
-	if (!(t = tops(w, n))) {
-		free(w->weight);
-		return NULL;
-	}
-	return t;
+		return -ENOMEM;
+	return tops(w);
 }
 
 int fxt_flame_folded(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 		     struct fxt_flame_stats *st)
 {
 	struct walk w;
-	size_t n;
-	struct top *t = walk_init(&w, f, p, o, st, &n);
-	int rc;
+	int rc = walk_init(&w, f, p, o, st);
 
-	if (!t)
-		return -ENOMEM;
-	rc = w.all ? walk_tops(&w, t, n) : 0;
-	return walk_end(&w, t, f, rc);
+	if (!rc)
+		rc = walk_tops(&w);
+	return walk_end(&w, rc);
 }
 
 /* The script: hover details, click to zoom (ancestors stay, full width and faded), Reset
@@ -485,18 +474,15 @@ int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 		  struct fxt_flame_stats *st)
 {
 	struct walk w;
-	size_t n;
-	struct top *t = walk_init(&w, f, p, o, st, &n);
 	double height;
-	int rc = 0;
+	int rc = walk_init(&w, f, p, o, st);
 
-	if (!t)
-		return -ENOMEM;
+	if (rc < 0)
+		return walk_end(&w, rc);
 	w.scale = w.all ? (SVG_WIDTH - 2 * SVG_PAD) / (double)w.all : 1;
 	w.measure = 1;
 	w.rows = o->threads ? 3 : 2;
-	if (w.all)
-		rc = walk_tops(&w, t, n);
+	rc = walk_tops(&w);
 	w.measure = 0;
 	st->cut = 0;
 	height = SVG_TOP + w.rows * SVG_ROW + SVG_BOTTOM;
@@ -524,9 +510,9 @@ int fxt_flame_svg(FILE *f, struct fxt_prof *p, const struct fxt_flame_opts *o,
 	if (!rc && w.all) {
 		struct fxt_sv all = { "all", 3 };
 		svg_frame(&w, 0, SVG_PAD, w.all, "", all, FXT_PK_FUNC, 1);
-		rc = walk_tops(&w, t, n);
+		rc = walk_tops(&w);
 	}
 	fputs(script, f);
 	fputs("</svg>\n", f);
-	return walk_end(&w, t, f, rc);
+	return walk_end(&w, rc);
 }

@@ -7,10 +7,17 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 int sv_eq(struct fxt_sv x, struct fxt_sv y)
 {
 	return x.len == y.len && (x.s == y.s || !memcmp(x.s, y.s, x.len));
+}
+
+int sv_cmp(struct fxt_sv x, struct fxt_sv y)
+{
+	int c = memcmp(x.s, y.s, x.len < y.len ? x.len : y.len);
+	return c ? c : fxt_cmp_u64(x.len, y.len);
 }
 
 static uint64_t key_hash(const struct ckey *k)
@@ -43,6 +50,13 @@ void ctab_free(struct ctab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void ctab_free_each(struct ctab *t, void (*drop)(void *entry))
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		drop(ctab_at(t, i));
+	ctab_free(t);
+}
+
 static uint32_t slot_of(const struct ctab *t, const struct ckey *k)
 {
 	uint32_t mask = t->cap - 1, s = (uint32_t)key_hash(k) & mask;
@@ -72,18 +86,19 @@ int64_t ctab_get(struct ctab *t, const struct ckey *k, int create)
 		return t->idx[s] - 1;
 	if (!create)
 		return -1;
-	if (t->n == t->ents_cap) {
-		uint32_t nc = t->ents_cap ? t->ents_cap * 2 : 64;
-		unsigned char *ne = realloc(t->ents, (size_t)nc * t->esize);
-		if (!ne)
-			return -2;
-		t->ents = ne;
-		t->ents_cap = nc;
-	}
+	if (fxt_grow(&t->ents, &t->ents_cap, (size_t)t->n + 1, t->esize) < 0)
+		return -2;
 	memset(ctab_at(t, t->n), 0, t->esize);
 	memcpy(ctab_at(t, t->n), k, sizeof(*k));
 	t->idx[s] = ++t->n;
 	if (t->n * 2 > t->cap && grow(t) < 0)
 		return -2;
 	return t->n - 1;
+}
+
+void *ctab_ids(struct ctab *t, uint64_t a, uint64_t b, int create)
+{
+	struct ckey k = { a, b, { "", 0 } };
+	int64_t i = ctab_get(t, &k, create);
+	return i < 0 ? NULL : ctab_at(t, (uint32_t)i);
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 #define JBUF 65536
 
@@ -43,7 +44,8 @@ struct open_args {
 		struct fxt_sv name, cat;
 		uint8_t nargs;		/* its arguments: the last ones of args */
 	} *frames;
-	uint32_t nargs, cargs, depth, cdepth;
+	uint32_t nargs, depth;
+	size_t cargs, cdepth;	/* room in args, in frames */
 };
 
 /* A cut call (or one starting at the window's start), written at the end. */
@@ -106,21 +108,23 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 	return 0;
 }
 
+static void open_args_drop(void *entry)
+{
+	struct open_args *o = entry;
+	free(o->args);
+	free(o->frames);
+}
+
 void fxt_json_free(struct fxt_json *j)
 {
 	if (!j)
 		return;
-	for (uint32_t i = 0; i < j->open.n; i++) {
-		struct open_args *o = ctab_at(&j->open, i);
-		free(o->args);
-		free(o->frames);
-	}
 	for (size_t i = 0; i < j->nlate; i++)
 		free(j->late[i].text);
 	free(j->late);
 	free(j->capture.s);
 	fxt_oncpu_free(j->oncpu);
-	ctab_free(&j->open);
+	ctab_free_each(&j->open, open_args_drop);
 	ctab_free(&j->uobjs);
 	ctab_free(&j->knames);
 	ctab_free(&j->sw);
@@ -141,16 +145,10 @@ void fxt_json_select(struct fxt_json *j, const struct fxt_sel *sel)
 static void flush(struct fxt_json *j)
 {
 	if (j->capturing && j->pos) {	/* into the event being kept */
-		if (j->capture.n + j->pos > j->capture.cap) {
-			size_t cap = (j->capture.n + j->pos) * 2;
-			char *s = realloc(j->capture.s, cap);
-			if (!s) {
-				j->err = -ENOMEM;
-				j->pos = 0;
-				return;
-			}
-			j->capture.s = s;
-			j->capture.cap = cap;
+		if (FXT_GROW(j->capture.s, &j->capture.cap, j->capture.n + j->pos) < 0) {
+			j->err = -ENOMEM;
+			j->pos = 0;
+			return;
 		}
 		memcpy(j->capture.s + j->capture.n, j->buf, j->pos);
 		j->capture.n += j->pos;
@@ -450,29 +448,11 @@ static void put_where(struct fxt_json *j, uint64_t ts_ns, const struct fxt_koids
  * name and category. */
 static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t begin)
 {
-	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
-	int64_t i = ctab_get(&j->open, &k, 1);
-	struct open_args *o;
+	struct open_args *o = ctab_ids(&j->open, rec->u.event.thread.pid, rec->u.event.thread.tid, 1);
 
-	if (i < 0)
+	if (!o || FXT_GROW(o->frames, &o->cdepth, (size_t)o->depth + 1) < 0 ||
+	    FXT_GROW(o->args, &o->cargs, (size_t)o->nargs + rec->nargs) < 0)
 		return -ENOMEM;
-	o = ctab_at(&j->open, (uint32_t)i);
-	if (o->depth == o->cdepth) {
-		uint32_t nc = o->cdepth ? o->cdepth * 2 : 16;
-		struct opened *f = realloc(o->frames, nc * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		o->frames = f;
-		o->cdepth = nc;
-	}
-	if (o->nargs + rec->nargs > o->cargs) {
-		uint32_t nc = (o->nargs + rec->nargs) * 2;
-		struct fxt_arg *a = realloc(o->args, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		o->args = a;
-		o->cargs = nc;
-	}
 	if (rec->nargs)
 		memcpy(o->args + o->nargs, rec->args, rec->nargs * sizeof(*o->args));
 	o->nargs += rec->nargs;
@@ -485,9 +465,7 @@ static int push_args(struct fxt_json *j, const struct fxt_record *rec, uint64_t 
  * begin's time (ns), UINT64_MAX without a begin. */
 static uint64_t pop_args(struct fxt_json *j, const struct fxt_record *rec, struct fxt_record *out)
 {
-	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
-	int64_t i = ctab_get(&j->open, &k, 0);
-	struct open_args *o = i < 0 ? NULL : ctab_at(&j->open, (uint32_t)i);
+	struct open_args *o = ctab_ids(&j->open, rec->u.event.thread.pid, rec->u.event.thread.tid, 0);
 
 	out->nargs = 0;
 	if (!o || !o->depth)
@@ -526,15 +504,7 @@ static int capture_end(struct fxt_json *j, const struct fxt_koids *k, uint64_t t
 	j->capturing = 0;
 	if (j->err)
 		return j->err;
-	if (j->nlate == j->clate) {
-		size_t nc = j->clate ? j->clate * 2 : 16;
-		struct late *nl = realloc(j->late, nc * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		j->late = nl;
-		j->clate = nc;
-	}
-	if (!(text = malloc(j->capture.n)))
+	if (FXT_GROW(j->late, &j->clate, j->nlate + 1) < 0 || !(text = malloc(j->capture.n)))
 		return -ENOMEM;
 	memcpy(text, j->capture.s, j->capture.n);
 	l = &j->late[j->nlate];
@@ -553,10 +523,11 @@ static int late_cmp(const void *x, const void *y)
 	const uint64_t kb[] = { b->pid, b->tid, b->ts, UINT64_MAX - b->dur, b->start,
 				UINT64_MAX - b->end, UINT64_MAX - b->seq };
 
-	for (unsigned i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
-		if (ka[i] != kb[i])
-			return ka[i] < kb[i] ? -1 : 1;
-	return 0;
+	int c = 0;
+
+	for (unsigned i = 0; !c && i < sizeof(ka) / sizeof(ka[0]); i++)
+		c = fxt_cmp_u64(ka[i], kb[i]);
+	return c;
 }
 
 static int event(struct fxt_json *j, const struct fxt_reader *r, const struct fxt_record *rec)

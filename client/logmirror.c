@@ -28,13 +28,10 @@ void fxt_logs_free(struct fxt_logs *l)
 
 int fxt_logs_note(struct fxt_logs *l, const struct fxt_record *rec)
 {
-	struct ckey k = { rec->u.log.thread.pid, rec->u.log.thread.tid, { "", 0 } };
-	int64_t i = ctab_get(&l->last, &k, 1);
-	struct last_log *e;
+	struct last_log *e = ctab_ids(&l->last, rec->u.log.thread.pid, rec->u.log.thread.tid, 1);
 
-	if (i < 0)
+	if (!e)
 		return -ENOMEM;
-	e = ctab_at(&l->last, (uint32_t)i);
 	e->ts = rec->u.log.ts;
 	e->msg = rec->u.log.msg;
 	e->live = 1;
@@ -43,15 +40,12 @@ int fxt_logs_note(struct fxt_logs *l, const struct fxt_record *rec)
 
 int fxt_logs_mirror(struct fxt_logs *l, const struct fxt_record *rec)
 {
-	struct ckey k = { rec->u.event.thread.pid, rec->u.event.thread.tid, { "", 0 } };
 	struct last_log *e;
-	int64_t i;
 
 	if (rec->u.event.event_type != FXT_ET_INSTANT ||
 	    !sv_eq(rec->u.event.category, (struct fxt_sv){ "log", 3 }) ||
-	    (i = ctab_get(&l->last, &k, 0)) < 0)
+	    !(e = ctab_ids(&l->last, rec->u.event.thread.pid, rec->u.event.thread.tid, 0)))
 		return 0;
-	e = ctab_at(&l->last, (uint32_t)i);
 	if (!e->live || e->ts != rec->u.event.ts)
 		return 0;
 	for (unsigned a = 0; a < rec->nargs; a++)

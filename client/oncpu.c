@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 struct sw {
 	uint64_t ts;	/* ns */
@@ -25,7 +26,8 @@ struct othr {
 	struct ckey key;	/* a = tid */
 	uint64_t pid;
 	struct sw *ev;		/* the switches given */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;		/* room in ev */
 	int stale;		/* switches given since the intervals were built */
 	struct sw *iv;		/* after finish: on-CPU intervals [iv[i].ts, iv[i].in) */
 	uint64_t *cum;		/* cum[i]: on-CPU ns of the intervals before i */
@@ -54,37 +56,29 @@ int fxt_oncpu_new(struct fxt_oncpu **out)
 	return 0;
 }
 
+static void othr_drop(void *entry)
+{
+	struct othr *t = entry;
+	free(t->ev);
+	free(t->iv);
+	free(t->cum);
+	free(t->off);
+}
+
 void fxt_oncpu_free(struct fxt_oncpu *o)
 {
 	if (!o)
 		return;
-	for (uint32_t i = 0; i < o->thrs.n; i++) {
-		struct othr *t = ctab_at(&o->thrs, i);
-		free(t->ev);
-		free(t->iv);
-		free(t->cum);
-		free(t->off);
-	}
-	ctab_free(&o->thrs);
+	ctab_free_each(&o->thrs, othr_drop);
 	free(o);
 }
 
 static int add(struct fxt_oncpu *o, uint64_t pid, uint64_t tid, uint64_t ts, int in,
 	       uint32_t state)
 {
-	struct ckey k = { tid, 0, { "", 0 } };
-	int64_t i = ctab_get(&o->thrs, &k, 1);
-	if (i < 0)
+	struct othr *t = ctab_ids(&o->thrs, tid, 0, 1);
+	if (!t || FXT_GROW(t->ev, &t->cap, (size_t)t->n + 1) < 0)
 		return -ENOMEM;
-	struct othr *t = ctab_at(&o->thrs, (uint32_t)i);
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct sw *ev = realloc(t->ev, cap * sizeof(*ev));
-		if (!ev)
-			return -ENOMEM;
-		t->ev = ev;
-		t->cap = cap;
-	}
 	t->pid = pid;
 	t->ev[t->n++] = (struct sw){ ts, (uint64_t)in, state };
 	t->stale = 1;
@@ -172,18 +166,9 @@ int fxt_oncpu_finish(struct fxt_oncpu *o)
 /* On-CPU ns of t in [0, x]. Moves t's hint. */
 static uint64_t upto(struct othr *t, uint64_t x)
 {
-	uint32_t lo = t->hint, hi = t->niv;	/* first interval starting after x */
-	if ((lo && t->iv[lo - 1].ts > x) || (lo < hi && t->iv[lo].ts <= x))
-		lo = 0;		/* not the hint's: a binary search */
-	else
-		hi = lo;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->iv[mid].ts <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first interval starting after x */
+	uint32_t lo = fxt_upper_bound(t->iv, sizeof(*t->iv), offsetof(struct sw, ts), t->niv,
+				      t->hint, x);
 	t->hint = lo;
 	if (!lo)
 		return 0;

@@ -80,10 +80,8 @@ static int diff_cmp(const void *x, const void *y, void *arg)
 	case FXT_SORT_NAME: break;
 	default: va = change(a->total), vb = change(b->total); break;
 	}
-	if (va != vb)
-		return va > vb ? -1 : 1;
-	c = memcmp(a->name.s, b->name.s, a->name.len < b->name.len ? a->name.len : b->name.len);
-	return c ? c : (a->name.len > b->name.len) - (a->name.len < b->name.len);
+	c = fxt_cmp_u64(vb, va);	/* the largest change first */
+	return c ? c : sv_cmp(a->name, b->name);
 }
 
 void fxt_prof_diff_sort(struct fxt_prof_diff_row *rows, size_t n, enum fxt_prof_sort by)

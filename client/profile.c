@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 /* Spans of FUNC, LOCK, STALL and THREAD nest together; SAMPLE slices form their own timeline. */
 enum { FAM_CALLS, FAM_SAMPLES, FAM_COUNT };
@@ -53,9 +54,11 @@ struct ends {
 
 struct fam {
 	struct cross *x;	/* pass 1: in input order; pass 2: sorted (the skeleton) */
-	uint32_t nx, cx;
+	uint32_t nx;
+	size_t cx;		/* room in x */
 	struct ends *ends;	/* pass 1: each run's ends */
-	uint32_t nends, cends;
+	uint32_t nends;
+	size_t cends;		/* room in ends */
 	int all_cross;		/* every span may be a parent: this thread's runs interleave in
 				 * time (a signal handler's level writes a chunk of its own while
 				 * level 0's is open; a call written late in another run) */
@@ -64,7 +67,8 @@ struct fam {
 				 * mostly lie between the same two cross spans' starts */
 	uint32_t seq;		/* cross spans met so far in this pass */
 	struct open *open;
-	uint32_t nopen, copen;
+	uint32_t nopen;
+	size_t copen;		/* room in open */
 	uint32_t root;		/* tree root node index + 1, 0 until needed */
 };
 
@@ -123,9 +127,11 @@ struct fxt_prof {
 	uint32_t run_thr; /* thread index + 1 in thrs (a ctab moves its entries as it grows) */
 	int run_fam;
 	struct anc *stack;
-	uint32_t nstack, cstack;
+	uint32_t nstack;
+	size_t cstack;		/* room in stack */
 	struct fxt_prof_node *nodes;
-	uint32_t nnodes, cnodes;
+	uint32_t nnodes;
+	size_t cnodes;		/* room in nodes */
 	uint64_t unclosed, cross_total;
 	struct pool *pool;
 	struct rcache rc[RCACHE_SIZE];
@@ -164,24 +170,26 @@ void fxt_prof_set_oncpu(struct fxt_prof *p, struct fxt_oncpu *o)
 	p->oncpu = o;
 }
 
+static void thr_drop(void *entry)
+{
+	struct thr *t = entry;
+	for (int f = 0; f < FAM_COUNT; f++) {
+		free(t->f[f].x);
+		free(t->f[f].ends);
+		free(t->f[f].by_seq);
+		free(t->f[f].open);
+	}
+}
+
 void fxt_prof_free(struct fxt_prof *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->thrs.n; i++) {
-		struct thr *t = ctab_at(&p->thrs, i);
-		for (int f = 0; f < FAM_COUNT; f++) {
-			free(t->f[f].x);
-			free(t->f[f].ends);
-			free(t->f[f].by_seq);
-			free(t->f[f].open);
-		}
-	}
 	for (int k = 0; k < FXT_PK_COUNT; k++) {
 		ctab_free(&p->rows[k]);
 		ctab_free(&p->roots[k]);
 	}
-	ctab_free(&p->thrs);
+	ctab_free_each(&p->thrs, thr_drop);
 	ctab_free(&p->children);
 	ctab_free(&p->callers);
 	while (p->pool) {
@@ -294,14 +302,8 @@ static int count(struct fxt_prof *p, const struct thr *t, unsigned k, struct fxt
 
 static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name, unsigned kind)
 {
-	if (p->nnodes == p->cnodes) {
-		uint32_t nc = p->cnodes ? p->cnodes * 2 : 1024;
-		struct fxt_prof_node *nn = realloc(p->nodes, nc * sizeof(*nn));
-		if (!nn)
-			return 0;
-		p->nodes = nn;
-		p->cnodes = nc;
-	}
+	if (FXT_GROW(p->nodes, &p->cnodes, (size_t)p->nnodes + 1) < 0)
+		return 0;
 	memset(&p->nodes[p->nnodes], 0, sizeof(p->nodes[0]));
 	p->nodes[p->nnodes].name = name;
 	p->nodes[p->nnodes].kind = kind;
@@ -380,12 +382,11 @@ static uint32_t root_of(struct fxt_prof *p, struct thr *t, int f)
 static int cross_cmp(const void *x, const void *y)
 {
 	const struct cross *a = x, *b = y;
+	int c = fxt_cmp_u64(a->start, b->start);
 
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end > b->end ? -1 : 1; /* the outer one first */
-	return a->seq > b->seq ? -1 : a->seq < b->seq; /* same interval: the later one encloses */
+	if (!c)
+		c = fxt_cmp_u64(b->end, a->end); /* the outer one first */
+	return c ? c : fxt_cmp_u64(b->seq, a->seq); /* same interval: the later one encloses */
 }
 
 /* Sorts thread t's cross spans of family f and links each to its innermost enclosing one.
@@ -427,19 +428,10 @@ static int skeleton_build(struct fxt_prof *p, struct thr *t, int f)
 /* The innermost cross span of fm enclosing [start, end]: index + 1, 0 when none. */
 static uint32_t skeleton_find(struct fam *fm, uint64_t start, uint64_t end)
 {
-	uint32_t lo = fm->hint, hi = fm->nx, j;
+	/* the first cross span starting after start */
+	uint32_t lo = fxt_upper_bound(fm->x, sizeof(*fm->x), offsetof(struct cross, start), fm->nx,
+				      fm->hint, start), j;
 
-	if (lo > hi || (lo && fm->x[lo - 1].start > start) || (lo < hi && fm->x[lo].start <= start))
-		lo = 0;	/* not the hint's place: a binary search */
-	else
-		hi = lo;
-	while (lo < hi) { /* first index with start > start */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (fm->x[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	fm->hint = lo;
 	for (j = lo; j && fm->x[j - 1].end < end; j = fm->x[j - 1].parent)
 		;
@@ -466,27 +458,15 @@ static int pass1_run(struct fxt_prof *p, struct thr *t, int f)
 
 	for (uint32_t i = 0; i < p->nrun; i++)
 		last = p->run[i].end > last ? p->run[i].end : last;
-	if (fm->nends == fm->cends) {
-		uint32_t nc = fm->cends ? fm->cends * 2 : 16;
-		struct ends *ne = realloc(fm->ends, nc * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		fm->ends = ne;
-		fm->cends = nc;
-	}
+	if (FXT_GROW(fm->ends, &fm->cends, (size_t)fm->nends + 1) < 0)
+		return -ENOMEM;
 	fm->ends[fm->nends++] = (struct ends){ first, last };
 	for (uint32_t i = 0; i < p->nrun; i++) {
 		struct span *s = &p->run[i];
 		if (s->start > first && !fm->all_cross)
 			continue;
-		if (fm->nx == fm->cx) {
-			uint32_t nc = fm->cx ? fm->cx * 2 : 16;
-			struct cross *nx = realloc(fm->x, nc * sizeof(*nx));
-			if (!nx)
-				return -ENOMEM;
-			fm->x = nx;
-			fm->cx = nc;
-		}
+		if (FXT_GROW(fm->x, &fm->cx, (size_t)fm->nx + 1) < 0)
+			return -ENOMEM;
 		struct cross *c = &fm->x[fm->nx];
 		*c = (struct cross){ s->start, s->end, 0, 0, s->name, s->kind, fm->nx, 0, 0 };
 		if (pool_copy(p, &c->name) < 0)
@@ -523,13 +503,8 @@ static int pass2_run(struct fxt_prof *p, struct thr *t, int f)
 {
 	struct fam *fm = &t->f[f];
 
-	if (p->cstack < p->nrun) {
-		struct anc *ns = realloc(p->stack, p->nrun * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		p->stack = ns;
-		p->cstack = p->nrun;
-	}
+	if (FXT_GROW(p->stack, &p->cstack, p->nrun) < 0)
+		return -ENOMEM;
 	p->nstack = 0;
 	for (uint32_t i = p->nrun; i-- > 0;) {
 		struct span *s = &p->run[i];
@@ -667,14 +642,8 @@ int fxt_prof_begin(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint6
 	if (!t || (unsigned)k >= FXT_PK_COUNT)
 		return t ? -EINVAL : -ENOMEM;
 	fm = &t->f[fam_of(k)];
-	if (fm->nopen == fm->copen) {
-		uint32_t nc = fm->copen ? fm->copen * 2 : 16;
-		struct open *no = realloc(fm->open, nc * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		fm->open = no;
-		fm->copen = nc;
-	}
+	if (FXT_GROW(fm->open, &fm->copen, (size_t)fm->nopen + 1) < 0)
+		return -ENOMEM;
 	fm->open[fm->nopen++] = (struct open){ ts, k == FXT_PK_LOCK && object.len ? object : name,
 					       k };
 	return 0;
@@ -870,12 +839,12 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	const struct fxt_prof_row *a = x, *b = y;
 	enum fxt_prof_sort sort_by = *(const enum fxt_prof_sort *)arg;
 	uint64_t va = 0, vb = 0;
-	int c;
+	int c = fxt_cmp_u64(a->key.a, b->key.a);
 
-	if (a->key.a != b->key.a)
-		return a->key.a < b->key.a ? -1 : 1;
-	if (a->key.b != b->key.b)
-		return a->key.b < b->key.b ? -1 : 1;
+	if (!c)
+		c = fxt_cmp_u64(a->key.b, b->key.b);
+	if (c)
+		return c;
 	switch (sort_by) {
 	case FXT_SORT_SELF: va = a->self, vb = b->self; break;
 	case FXT_SORT_TOTAL: va = a->total, vb = b->total; break;
@@ -887,12 +856,8 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	case FXT_SORT_ONCPU: va = a->oncpu, vb = b->oncpu; break;
 	case FXT_SORT_OFFCPU: va = a->total - a->oncpu, vb = b->total - b->oncpu; break;
 	}
-	if (va != vb)
-		return va > vb ? -1 : 1;
-	c = memcmp(a->key.s.s, b->key.s.s, a->key.s.len < b->key.s.len ? a->key.s.len : b->key.s.len);
-	if (c)
-		return c;
-	return a->key.s.len < b->key.s.len ? -1 : a->key.s.len > b->key.s.len;
+	c = fxt_cmp_u64(vb, va);	/* the largest first */
+	return c ? c : sv_cmp(a->key.s, b->key.s);
 }
 
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by)

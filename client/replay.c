@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 #define NAME_CACHE 1024	/* --function matches by name address (indexed names share one) */
 /* A thread printed keeps room for this many events (and 16 bytes of text each) at most: the
@@ -58,11 +59,14 @@ struct open {
 struct rthr {
 	struct ckey key;	/* a = pid, b = tid */
 	struct pend *p;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;		/* room in p */
 	char *text;		/* tails of the waiting events, each NUL-terminated */
-	uint32_t tn, tcap;
+	uint32_t tn;		/* bytes used in text (offsets fit in 32 bits) */
+	size_t tcap;		/* room in text */
 	struct open *open;
-	uint32_t nopen, copen;
+	uint32_t nopen;
+	size_t copen;		/* room in open */
 	uint64_t seq;
 	uint64_t frontier;	/* the latest start printed early */
 	int early;		/* lines printed before the calls around them were read */
@@ -90,7 +94,7 @@ struct fxt_replay {
 		uint64_t start, end;
 		int base;	/* depth of the outermost --function match around, -1: none */
 	} *stack;
-	uint32_t cstack;
+	size_t cstack;		/* room in stack */
 	char scratch[1 << 17];	/* a line's tail being made (longer ones are cut) */
 };
 
@@ -113,19 +117,21 @@ int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FIL
 	return 0;
 }
 
+static void rthr_drop(void *entry)
+{
+	struct rthr *t = entry;
+	free(t->p);
+	free(t->text);
+	for (uint32_t j = 0; j < t->nopen; j++)
+		free(t->open[j].tail);
+	free(t->open);
+}
+
 void fxt_replay_free(struct fxt_replay *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->thrs.n; i++) {
-		struct rthr *t = ctab_at(&p->thrs, i);
-		free(t->p);
-		free(t->text);
-		for (uint32_t j = 0; j < t->nopen; j++)
-			free(t->open[j].tail);
-		free(t->open);
-	}
-	ctab_free(&p->thrs);
+	ctab_free_each(&p->thrs, rthr_drop);
 	ctab_free(&p->names);
 	fxt_logs_free(&p->logs);
 	fxt_oncpu_free(p->oncpu);
@@ -208,18 +214,8 @@ static int64_t keep_text(struct rthr *t, const char *text)
 
 	if (n == 1)
 		return 0;
-	if (t->tn + n > t->tcap) {
-		size_t cap = t->tcap ? t->tcap : 4096;
-		while (cap < t->tn + n)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return -1;
-		char *nt = realloc(t->text, cap);
-		if (!nt)
-			return -1;
-		t->text = nt;
-		t->tcap = (uint32_t)cap;
-	}
+	if (t->tn + n > UINT32_MAX || FXT_GROW(t->text, &t->tcap, t->tn + n) < 0)
+		return -1;
 	memcpy(t->text + t->tn, text, n);
 	t->tn += (uint32_t)n;
 	return t->tn - (uint32_t)n + 1;
@@ -353,13 +349,8 @@ static int print_thread(struct fxt_replay *p, struct rthr *t, int early)
 
 	if (!t->n)
 		return 0;
-	if (p->cstack < t->n + 1) {
-		void *ns = realloc(p->stack, (t->n + 1) * sizeof(*p->stack));
-		if (!ns)
-			return -ENOMEM;
-		p->stack = ns;
-		p->cstack = t->n + 1;
-	}
+	if (FXT_GROW(p->stack, &p->cstack, (size_t)t->n + 1) < 0)
+		return -ENOMEM;
 	if (p->oncpu && p->oncpu_stale) {
 		if (fxt_oncpu_finish(p->oncpu) < 0)
 			return -ENOMEM;
@@ -471,14 +462,8 @@ static int add(struct fxt_replay *p, struct rthr *t, struct pend *e)
 	e->seq = t->seq++;
 	if (t->early && e->kind == L_CALL && e->start < t->frontier)
 		e->late = 1;
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct pend *np = realloc(t->p, cap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		t->p = np;
-		t->cap = cap;
-	}
+	if (FXT_GROW(t->p, &t->cap, (size_t)t->n + 1) < 0)
+		return -ENOMEM;
 	if (e->late) {	/* after what it encloses: the thread's events are before or in it */
 		t->p[t->n++] = *e;
 		p->waiting++;
@@ -532,14 +517,8 @@ static int begin(struct fxt_replay *p, struct rthr *t, const struct fxt_record *
 	struct open *o;
 	size_t at = 0;
 
-	if (t->nopen == t->copen) {
-		uint32_t cap = t->copen ? t->copen * 2 : 8;
-		struct open *no = realloc(t->open, cap * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		t->open = no;
-		t->copen = cap;
-	}
+	if (FXT_GROW(t->open, &t->copen, (size_t)t->nopen + 1) < 0)
+		return -ENOMEM;
 	o = &t->open[t->nopen];
 	*o = (struct open){ ts, rec->u.event.name, rec->u.event.category, NULL };
 	p->scratch[0] = 0;
@@ -686,9 +665,9 @@ static int key_cmp(const void *x, const void *y)
 {
 	const struct rthr *a = *(struct rthr *const *)x, *b = *(struct rthr *const *)y;
 
-	if (a->key.a != b->key.a)
-		return a->key.a < b->key.a ? -1 : 1;
-	return a->key.b < b->key.b ? -1 : a->key.b > b->key.b;
+	int c = fxt_cmp_u64(a->key.a, b->key.a);
+
+	return c ? c : fxt_cmp_u64(a->key.b, b->key.b);
 }
 
 int fxt_replay_finish(struct fxt_replay *p)

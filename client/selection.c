@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 const char fxt_sel_usage[] =
 	"  --pid PIDS       only these processes   --tid TIDS  only these threads\n"
@@ -40,14 +41,8 @@ static int add_ids(struct fxt_idset *set, const char *arg)
 		v = strtoull(p, &end, 0);
 		if (errno || (*end && *end != ','))
 			return -EINVAL;
-		if (set->n == set->cap) {
-			size_t cap = set->cap ? set->cap * 2 : 8;
-			uint64_t *ids = realloc(set->ids, cap * sizeof(*ids));
-			if (!ids)
-				return -ENOMEM;
-			set->ids = ids;
-			set->cap = cap;
-		}
+		if (FXT_GROW(set->ids, &set->cap, set->n + 1) < 0)
+			return -ENOMEM;
 		set->ids[set->n++] = v;
 		if (!*end)
 			return 0;

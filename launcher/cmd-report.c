@@ -256,12 +256,6 @@ struct edges {
 	size_t n, cap;
 };
 
-static int sv_cmp(struct fxt_sv a, struct fxt_sv b)
-{
-	int c = memcmp(a.s, b.s, a.len < b.len ? a.len : b.len);
-	return c ? c : (a.len > b.len) - (a.len < b.len);
-}
-
 static int edge_cmp(const void *x, const void *y)
 {
 	const struct edge *a = x, *b = y;

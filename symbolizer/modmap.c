@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "symbolizer/internal.h"
 
 /* Path of the main program: dl_iterate_phdr names it "". */
@@ -77,16 +78,10 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 	char *path = object_path(info, first);
 	if (!path)
 		return 0;
-	if (map->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct fxt_mod *mods = realloc(map->mods, cap * sizeof(*mods));
-		if (!mods) {
-			free(path);
-			s->err = -ENOMEM;
-			return 1;
-		}
-		map->mods = mods;
-		s->cap = cap;
+	if (FXT_GROW(map->mods, &s->cap, map->n + 1) < 0) {
+		free(path);
+		s->err = -ENOMEM;
+		return 1;
 	}
 	const char *slash = strrchr(path, '/');
 	map->mods[map->n++] = (struct fxt_mod){

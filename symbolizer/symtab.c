@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "symbolizer/internal.h"
 #include "symbolizer/symbolizer.h"
 
@@ -38,14 +39,13 @@ static int cmp(const void *a, const void *b)
 {
 	const struct fsym *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = fxt_cmp_u64(x->lo, y->lo);
+
+	if (!c)
+		c = x->rank - y->rank;
+	if (!c)
+		c = fxt_cmp_u64(strspn(x->name, "_"), strspn(y->name, "_"));
+	return c ? c : strcmp(x->name, y->name);
 }
 
 static struct symidx *build(Dwfl_Module *mod)

@@ -1,12 +1,15 @@
 /* Unit test of the trace client's library: time units and stamps, the selection of threads and
- * windows, on-CPU time built again after more switches, the keyed table and the profile
+ * windows, on-CPU time built again after more switches, the keyed table (entries by two ids,
+ * dropped one by one), the hinted search of sorted arrays, the comparisons, and the profile
  * aggregator (self time from post-order spans, begin/end pairs, lock, sample, stall and thread
  * kinds, time window, per-thread rows, call-tree paths, more than a million direct callees,
  * runs in any order) against figures worked out by hand. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -371,6 +374,19 @@ static void test_oncpu_order(void)
 	fxt_oncpu_free(o);
 }
 
+/* A table entry owning memory, and the count of entries dropped. */
+struct owned {
+	struct ckey key;
+	char *text;
+};
+static int drops;
+
+static void drop_owned(void *entry)
+{
+	free(((struct owned *)entry)->text);
+	drops++;
+}
+
 static void test_table(void)
 {
 	struct ctab t;
@@ -389,6 +405,47 @@ static void test_table(void)
 	ok(good && t.n == 10000, "10000 keys are stored and found again at their index");
 	ok(ctab_get(&t, &miss, 0) == -1, "a key differing only in its string is missing");
 	ctab_free(&t);
+
+	struct owned *e;
+	ctab_init(&t, sizeof(struct owned));
+	ok(!ctab_ids(&t, 5, 6, 0), "ctab_ids: a missing entry is not made without create");
+	e = ctab_ids(&t, 5, 6, 1);
+	ok(e && e->key.a == 5 && e->key.b == 6 && !e->key.s.len && !e->text,
+	   "ctab_ids: made zeroed with its two ids and an empty string");
+	e->text = malloc(16);
+	e = ctab_ids(&t, 7, 8, 1);
+	e->text = malloc(16);
+	ok(ctab_ids(&t, 5, 6, 0) && ctab_ids(&t, 5, 6, 1) == ctab_ids(&t, 5, 6, 0) && t.n == 2,
+	   "ctab_ids: found again, not made twice");
+	drops = 0;
+	ctab_free_each(&t, drop_owned);
+	ok(drops == 2 && !t.n && !t.ents, "ctab_free_each: each entry dropped, the table freed");
+}
+
+static void test_order(void)
+{
+	struct sw {
+		uint32_t pad;
+		uint64_t ts;
+	} a[] = { { 0, 10 }, { 0, 20 }, { 0, 20 }, { 0, 30 }, { 0, 40 } };
+	const size_t es = sizeof(a[0]), off = offsetof(struct sw, ts);
+	int good = 1;
+
+	for (uint32_t hint = 0; hint <= 6; hint++) {	/* 6: a stale hint past the end */
+		good &= fxt_upper_bound(a, es, off, 5, hint, 5) == 0;
+		good &= fxt_upper_bound(a, es, off, 5, hint, 10) == 1;
+		good &= fxt_upper_bound(a, es, off, 5, hint, 20) == 3;
+		good &= fxt_upper_bound(a, es, off, 5, hint, 25) == 3;
+		good &= fxt_upper_bound(a, es, off, 5, hint, 40) == 5;
+	}
+	ok(good, "fxt_upper_bound: the first key above x, whatever the hint (right, wrong, stale)");
+	ok(fxt_upper_bound(a, es, off, 0, 0, 7) == 0, "fxt_upper_bound: 0 of none");
+	ok(fxt_cmp_u64(1, 2) < 0 && fxt_cmp_u64(2, 1) > 0 && !fxt_cmp_u64(UINT64_MAX, UINT64_MAX) &&
+		   fxt_cmp_u64(0, UINT64_MAX) < 0,
+	   "fxt_cmp_u64 orders the whole range (no subtraction wrapping)");
+	ok(sv_cmp(S("ab"), S("abc")) < 0 && sv_cmp(S("abd"), S("abc")) > 0 &&
+		   !sv_cmp(S("abc"), S("abc")) && sv_cmp(S("b"), S("abc")) > 0,
+	   "sv_cmp: byte order, a prefix first");
 }
 
 int main(void)
@@ -398,6 +455,7 @@ int main(void)
 	test_oncpu();
 	test_oncpu_order();
 	test_table();
+	test_order();
 	test_profile();
 	test_fanout();
 	test_reversed();
