@@ -16,10 +16,17 @@
 #include "launcher/manager/msg.h"
 #include "launcher/service/service.h"
 
+/* A client shed for want of descriptors is told why. */
+static void tell_shed(int fd, void *arg)
+{
+	svc_reply(arg, fd, -EMFILE, NULL,
+		  "the manager is out of descriptors (too many connections): refused");
+}
+
 void svc_control_accept(struct svc *v)
 {
 	int fd;
-	while ((fd = svc_accept(v, v->ctl_fd, "client", NULL)) >= 0) {
+	while ((fd = svc_accept(v, v->ctl_fd, "client", NULL, tell_shed)) >= 0) {
 		if (v->nclients >= SVC_MAX_CLIENTS) {
 			svc_reply(v, fd, -EUSERS, NULL,
 				  "the manager has %d client connections open, the most it "

@@ -5,10 +5,11 @@
  * cloexec), then, unless in the foreground, becomes a daemon (double fork, setsid, stdio on
  * /dev/null, every other inherited descriptor closed, log lines in manager.log) after the
  * sockets listen, and the command returns once its pid is written, so that a client that
- * started it can connect (and a script kill it) as soon as the command returns. One event loop polls the signals, both
- * listening sockets, every connection and the trace's own sockets (fxt_manager_fds): it sleeps
- * until something happens. SIGTERM/SIGINT: the trace is stopped, its archive finished, then
- * the manager exits. */
+ * started it can connect (and a script kill it) as soon as the command returns. One event loop
+ * polls the signals, both listening sockets, every connection and the trace's own sockets
+ * (fxt_manager_fds): it sleeps until something happens. The trace reaches the providers and
+ * clients only through the struct svc_up given here. SIGTERM/SIGINT: the trace is stopped, its
+ * archive finished, then the manager exits. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,7 +17,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,79 +26,15 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/proc.h"
 #include "common/runtime.h"
 #include "launcher/manager/accept.h"
-#include "launcher/manager/msg.h"
 #include "launcher/service/service.h"
 
 #define ME "fxt manager"
 #define LOG_FILE "manager.log"
-
-uint64_t svc_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-void svc_log(struct svc *v, const char *fmt, ...)
-{
-	char line[1024];
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t n = strftime(line, sizeof(line), "%F %T ", localtime_r(&now, &tm));
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	dprintf(v->log_fd, "%s\n", line);
-}
-
-void svc_refuse(struct svc *v, int fd, const char *who, const char *why)
-{
-	v->refused++;
-	svc_log(v, "%s connection refused: %s (%llu refused so far)", who, why,
-		(unsigned long long)v->refused);
-	close(fd);
-}
-
-/* A client shed for want of descriptors is told why. */
-static void tell_shed(int fd, void *arg)
-{
-	svc_reply(arg, fd, -EMFILE, NULL,
-		  "the manager is out of descriptors (too many connections): refused");
-}
-
-int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid)
-{
-	for (;;) {
-		int fd = fxt_accept(listen_fd, &v->reserve, listen_fd == v->ctl_fd ? tell_shed : NULL,
-				    v);
-		if (fd >= 0) {
-			int peer;
-			if (fxt_msg_peer_ok(fd, &peer) && peer > 0) {
-				if (pid)
-					*pid = peer;
-				return fd;
-			}
-			svc_refuse(v, fd, who, "another user");
-			continue;
-		}
-		if (fd != -EMFILE)
-			return -1;
-		if (v->shed++ % 1000 == 0)
-			svc_log(v, "%s connection shed: out of descriptors (%llu shed so far)", who,
-				(unsigned long long)v->shed);
-		if (v->reserve < 0 && (v->reserve = fxt_accept_reserve()) < 0) {
-			v->accept_paused_until_ms = svc_now_ms() + SVC_ACCEPT_PAUSE_MS;
-			return -1;
-		}
-	}
-}
 
 /* Binds and listens on dir/name; a socket file left there is stale (we hold the lock). */
 static int listen_on(const char *dir, const char *name)
@@ -287,7 +223,10 @@ static int serve(struct svc *v)
 
 int fxt_service_run(int foreground)
 {
-	struct svc v = { .reg_fd = -1, .ctl_fd = -1, .sig_fd = -1, .log_fd = 2,
+	static const struct svc_up up = { .start = svc_provider_start,
+					  .stop = svc_provider_stop,
+					  .reply = svc_reply };
+	struct svc v = { .up = &up, .reg_fd = -1, .ctl_fd = -1, .sig_fd = -1, .log_fd = 2,
 			 .reserve = fxt_accept_reserve() };
 	const char *why;
 	int ready = -1;

@@ -33,7 +33,7 @@ static void drop(struct svc *v, struct svc_provider *p, int close_fd)
 void svc_registry_accept(struct svc *v)
 {
 	int fd, pid;
-	while ((fd = svc_accept(v, v->reg_fd, "provider", &pid)) >= 0) {
+	while ((fd = svc_accept(v, v->reg_fd, "provider", &pid, NULL)) >= 0) {
 		if (v->np == v->pcap) {
 			size_t cap = v->pcap ? v->pcap * 2 : 16;
 			struct svc_provider *q = realloc(v->p, cap * sizeof(*q));

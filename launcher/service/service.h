@@ -1,8 +1,10 @@
-/* The per-user trace manager service (`fxt manager`, common/registry.h), shared by its parts:
- * service.c (runtime directory, sockets, one manager per user, daemon, the one event loop),
- * service-registry.c (providers: HELLO, STOPPED, TRIGGERED; START and STOP sent),
- * service-control.c (clients: LIST, TRACE, END; REPLY) and service-trace.c (the trace: its
- * session and fxt_manager, stop, snapshot, archive). Single-threaded: everything runs in the
+/* The per-user trace manager service (`fxt manager`, common/registry.h), shared by its parts,
+ * each calling only those below it: loop.c (runtime directory, sockets, one manager per user,
+ * daemon, the one event loop) over providers.c (HELLO, STOPPED, TRIGGERED; START and STOP sent)
+ * and clients.c (LIST, TRACE, END; REPLY), both over trace.c (the trace: its session and
+ * fxt_manager, stop, snapshot, archive), all over peers.c (clock, log, accepting and refusing
+ * connections). The trace answers clients and starts and stops providers through the calls
+ * loop.c hands it (struct svc_up), never by name. Single-threaded: everything runs in the
  * event loop; no call blocks on a peer (sockets are non-blocking; a peer that misbehaves is
  * closed and counted). */
 /* SPDX-License-Identifier: MIT */
@@ -57,7 +59,20 @@ struct svc_trace {
 	struct fxt_manager_stats snap;
 };
 
+struct svc;
+struct svc_answer;
+
+/* What the trace calls in the parts above it (set by loop.c): providers.c's start and stop,
+ * clients.c's reply (svc_provider_start, svc_provider_stop, svc_reply). */
+struct svc_up {
+	int (*start)(struct svc *v, struct svc_provider *p, const struct svc_trace *t);
+	int (*stop)(struct svc *v, struct svc_provider *p);
+	void (*reply)(struct svc *v, int fd, int status, const struct svc_answer *a,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+};
+
 struct svc {
+	const struct svc_up *up;	/* for the trace */
 	char dir[PATH_MAX];	/* runtime directory */
 	int reg_fd, ctl_fd, sig_fd, log_fd;
 	struct svc_provider *p;
@@ -73,9 +88,13 @@ struct svc {
 	int quit;		/* SIGTERM/SIGINT: exit once the trace is finished */
 };
 
+/* ---- loop.c ---- */
+
 /* Runs the service (`fxt manager`): in the foreground, or as a daemon once its sockets listen.
  * Returns the exit status (0, or 1 after one line on stderr). */
 int fxt_service_run(int foreground);
+
+/* ---- peers.c ---- */
 
 /* Writes a line to the service's log (the log file, or stderr in the foreground).
  * Fails: never. */
@@ -90,11 +109,13 @@ uint64_t svc_now_ms(void);
 
 /* Accepts the next pending connection on listen_fd (v's registry or control socket) from our
  * user (others refused and counted), its pid in *pid (may be NULL). Out of descriptors, one is
- * shed (a client told so), and accepting pauses SVC_ACCEPT_PAUSE_MS when no reserve is left.
- * Returns the connection (non-blocking, cloexec), or -1 when none is pending. */
-int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid);
+ * shed (handed to shed(fd, v) first when not NULL: a client told so), and accepting pauses
+ * SVC_ACCEPT_PAUSE_MS when no reserve is left. Returns the connection (non-blocking, cloexec),
+ * or -1 when none is pending. */
+int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid,
+	       void (*shed)(int fd, void *v));
 
-/* ---- service-registry.c ---- */
+/* ---- providers.c ---- */
 
 /* Accepts every pending provider connection (our uid only). */
 void svc_registry_accept(struct svc *v);
@@ -109,7 +130,7 @@ int svc_provider_start(struct svc *v, struct svc_provider *p, const struct svc_t
 /* Sends STOP to p (state STOPPING). Fails: -errno (p is removed, as above). */
 int svc_provider_stop(struct svc *v, struct svc_provider *p);
 
-/* ---- service-control.c ---- */
+/* ---- clients.c ---- */
 
 /* Accepts every pending client connection (our uid only). */
 void svc_control_accept(struct svc *v);
@@ -132,7 +153,7 @@ struct svc_answer {
 void svc_reply(struct svc *v, int fd, int status, const struct svc_answer *a, const char *fmt,
 	       ...) __attribute__((format(printf, 5, 6)));
 
-/* ---- service-trace.c ---- */
+/* ---- trace.c ---- */
 
 /* TRACE from client fd (packet req, len bytes, vetted; file: its archive file or -1, taken):
  * starts the trace and answers. */

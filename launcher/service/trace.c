@@ -1,20 +1,20 @@
-/* The service's trace (service.h): one at a time. TRACE makes a session (launcher/manager/session.c:
- * buffers on /dev/shm) and an fxt_manager writing the archive, and sends START to every chosen
- * provider, and later to each one that registers and is chosen by the same rule (a fork child
- * of a traced process is in the trace from birth). A TRACE choosing nobody is refused. The
- * start is a barrier: TRACE is answered once every chosen provider said RECORDING (or stopped,
- * or SVC_START_WAIT_MS passed: those not recording yet are named). END STOP (or the attached
- * client leaving, or SIGTERM) sends STOP and waits at most SVC_STOP_WAIT_MS for the providers;
- * an attached trace (record) is ended only by its own connection or a forced END. Then the
- * archive is written into the client's file (passed with SCM_RIGHTS: the service never opens a
- * path a client chose; the file of TRACE with an output path, `fxt start -o`, is renamed from
- * its ".part" name here, whoever ended the trace), synced, and the REPLY says which file holds
- * it and what it holds. A trace nobody gave a file (fxt start without -o, then SIGTERM) leaves
- * its archive in the runtime directory as trace-<id>.fxt, logged and told. Streaming writes the
- * client's file from the start; the other modes write a temporary file of the runtime
- * directory, copied into the client's file at the end. A snapshot (END SNAPSHOT, or a
- * provider's snapshot trigger, cut at the trigger's tick) reads the buffers afresh and leaves
- * the trace as it is. */
+/* The service's trace (service.h): one at a time. TRACE makes a session
+ * (launcher/manager/session.c: buffers on /dev/shm) and an fxt_manager writing the archive, and
+ * sends START to every chosen provider (through v->up: service.h), and later to each one that
+ * registers and is chosen by the same rule (a fork child of a traced process is in the trace from
+ * birth). A TRACE choosing nobody is refused. The start is a barrier: TRACE is answered once every
+ * chosen provider said RECORDING (or stopped, or SVC_START_WAIT_MS passed: those not recording yet
+ * are named). END STOP (or the attached client leaving, or SIGTERM) sends STOP and waits at most
+ * SVC_STOP_WAIT_MS for the providers; an attached trace (record) is ended only by its own
+ * connection or a forced END. Then the archive is written into the client's file (passed with
+ * SCM_RIGHTS: the service never opens a path a client chose; the file of TRACE with an output
+ * path, `fxt start -o`, is renamed from its ".part" name here, whoever ended the trace), synced,
+ * and the REPLY says which file holds it and what it holds. A trace nobody gave a file (fxt start
+ * without -o, then SIGTERM) leaves its archive in the runtime directory as trace-<id>.fxt, logged
+ * and told. Streaming writes the client's file from the start; the other modes write a temporary
+ * file of the runtime directory, copied into the client's file at the end. A snapshot (END
+ * SNAPSHOT, or a provider's snapshot trigger, cut at the trigger's tick) reads the buffers afresh
+ * and leaves the trace as it is. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,7 +58,7 @@ static int start_chosen(struct svc *v)
 {
 	int n = 0;
 	for (size_t i = v->np; i-- > 0;)
-		if (chooses(v->trace, &v->p[i]) && svc_provider_start(v, &v->p[i], v->trace) == 0)
+		if (chooses(v->trace, &v->p[i]) && v->up->start(v, &v->p[i], v->trace) == 0)
 			n++;
 	return n;
 }
@@ -102,7 +102,7 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 	if (status) {
 		if (file >= 0)
 			close(file);
-		svc_reply(v, fd, status, NULL, "%s", why);
+		v->up->reply(v, fd, status, NULL, "%s", why);
 		return;
 	}
 	struct svc_trace *t = calloc(1, sizeof(*t));
@@ -141,7 +141,7 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 		} else if (file >= 0) {
 			close(file);
 		}
-		svc_reply(v, fd, rc, NULL, "cannot start the trace: %s", strerror(-rc));
+		v->up->reply(v, fd, rc, NULL, "cannot start the trace: %s", strerror(-rc));
 		return;
 	}
 	v->trace = t;
@@ -154,9 +154,9 @@ void svc_trace_begin(struct svc *v, int fd, const struct fxt_msg_trace *req, siz
 			snprintf(what, sizeof(what), " (--pid %u)", req->pid);
 		else if (req->name[0])
 			snprintf(what, sizeof(what), " (--name %s)", req->name);
-		svc_reply(v, fd, -ESRCH, NULL,
-			  "no registered program matches%s: no trace started (fxt list shows "
-			  "them)", what);
+		v->up->reply(v, fd, -ESRCH, NULL,
+			     "no registered program matches%s: no trace started (fxt list shows "
+			     "them)", what);
 		return;
 	}
 	t->chosen = (unsigned)n;
@@ -194,34 +194,35 @@ static void answer_start(struct svc *v)
 			(unsigned long long)t->id, t->chosen, t->chosen == 1 ? "" : "s");
 		for (size_t i = v->np; i-- > 0;)
 			if (v->p[i].session == t->id && v->p[i].state != FXT_PROVIDER_IDLE)
-				svc_provider_stop(v, &v->p[i]);
+				v->up->stop(v, &v->p[i]);
 		for (size_t i = 0; i < v->np; i++)
 			if (v->p[i].session == t->id)
 				v->p[i].session = 0, v->p[i].state = FXT_PROVIDER_IDLE;
 		unsigned chosen = t->chosen;
 		free_trace(v);
-		svc_reply(v, fd, -EIO, &a,
-			  "none of the %u chosen program%s could start recording%s%s (see %s "
-			  "stderr): no trace started",
-			  chosen, chosen == 1 ? "" : "s", late[0] ? ": " : "", late,
-			  chosen == 1 ? "its" : "their");
+		v->up->reply(v, fd, -EIO, &a,
+			     "none of the %u chosen program%s could start recording%s%s (see %s "
+			     "stderr): no trace started",
+			     chosen, chosen == 1 ? "" : "s", late[0] ? ": " : "", late,
+			     chosen == 1 ? "its" : "their");
 		return;
 	}
+	unsigned long long id = (unsigned long long)t->id;
 	if (rec == in && in == t->chosen)
-		svc_reply(v, fd, 0, &a, "trace %llu started: %u provider%s recording (in %.0f ms)",
-			  (unsigned long long)t->id, rec, rec == 1 ? "" : "s", (double)took / 1e6);
+		v->up->reply(v, fd, 0, &a,
+			     "trace %llu started: %u provider%s recording (in %.0f ms)", id, rec,
+			     rec == 1 ? "" : "s", (double)took / 1e6);
 	else if (rec == in)
-		svc_reply(v, fd, 0, &a,
-			  "trace %llu started: %u provider%s recording (in %.0f ms; %u of the %u "
-			  "chosen could not start: see %s stderr)",
-			  (unsigned long long)t->id, rec, rec == 1 ? "" : "s", (double)took / 1e6,
-			  t->chosen - in, t->chosen, t->chosen - in == 1 ? "its" : "their");
+		v->up->reply(v, fd, 0, &a,
+			     "trace %llu started: %u provider%s recording (in %.0f ms; %u of the "
+			     "%u chosen could not start: see %s stderr)",
+			     id, rec, rec == 1 ? "" : "s", (double)took / 1e6, t->chosen - in,
+			     t->chosen, t->chosen - in == 1 ? "its" : "their");
 	else
-		svc_reply(v, fd, 0, &a,
-			  "trace %llu started: %u of %u provider%s recording after %.1f s; not yet: "
-			  "%s",
-			  (unsigned long long)t->id, rec, in, in == 1 ? "" : "s",
-			  (double)took / 1e9, late);
+		v->up->reply(v, fd, 0, &a,
+			     "trace %llu started: %u of %u provider%s recording after %.1f s; not "
+			     "yet: %s",
+			     id, rec, in, in == 1 ? "" : "s", (double)took / 1e9, late);
 	svc_log(v, "trace %llu started: %u of %u provider%s recording after %llu ms",
 		(unsigned long long)t->id, rec, t->chosen, t->chosen == 1 ? "" : "s",
 		(unsigned long long)(took / 1000000));
@@ -230,7 +231,7 @@ static void answer_start(struct svc *v)
 void svc_trace_joined(struct svc *v, struct svc_provider *p)
 {
 	if (v->trace && !v->trace->stopping && chooses(v->trace, p))
-		svc_provider_start(v, p, v->trace);
+		v->up->start(v, p, v->trace);
 }
 
 void svc_trace_born_in(struct svc *v, struct svc_provider *p)
@@ -240,7 +241,7 @@ void svc_trace_born_in(struct svc *v, struct svc_provider *p)
 		return;	/* its parent's trace: in it, stopped with it */
 	svc_log(v, "provider %d: born in trace %llu, which is not running: stopped", p->pid,
 		(unsigned long long)p->session);
-	svc_provider_stop(v, p);
+	v->up->stop(v, p);
 }
 
 void svc_trace_stop(struct svc *v)
@@ -252,7 +253,7 @@ void svc_trace_stop(struct svc *v)
 	t->deadline_ms = svc_now_ms() + SVC_STOP_WAIT_MS;
 	for (size_t i = v->np; i-- > 0;)
 		if (v->p[i].session == t->id && v->p[i].state != FXT_PROVIDER_IDLE)
-			svc_provider_stop(v, &v->p[i]);
+			v->up->stop(v, &v->p[i]);
 	svc_log(v, "trace %llu: stopping", (unsigned long long)t->id);
 }
 
@@ -287,7 +288,7 @@ void svc_trace_end(struct svc *v, int fd, const struct fxt_msg_end *end, int fil
 	if (!t) {
 		if (file >= 0)
 			close(file);
-		svc_reply(v, fd, -ESRCH, NULL, "no trace running");
+		v->up->reply(v, fd, -ESRCH, NULL, "no trace running");
 		return;
 	}
 	struct svc_answer a = { .session = t->id };
@@ -300,25 +301,25 @@ void svc_trace_end(struct svc *v, int fd, const struct fxt_msg_end *end, int fil
 		a.flags = FXT_REPLY_IN_FILE;
 		a.recorded_ns = t->started_ns ? fxt_mono_ns() - t->started_ns : 0;
 		if (rc < 0)
-			svc_reply(v, fd, rc, NULL, "snapshot not written: %s",
-				  file < 0 ? "no file passed" : strerror(-rc));
+			v->up->reply(v, fd, rc, NULL, "snapshot not written: %s",
+				     file < 0 ? "no file passed" : strerror(-rc));
 		else
-			svc_reply(v, fd, 0, &a, "snapshot of trace %llu written",
-				  (unsigned long long)t->id);
+			v->up->reply(v, fd, 0, &a, "snapshot of trace %llu written",
+				     (unsigned long long)t->id);
 		return;
 	}
 	if (t->owner >= 0 && fd != t->owner && !(end->flags & FXT_END_FORCE)) {
 		if (file >= 0)
 			close(file);
-		svc_reply(v, fd, -EPERM, &a,
-			  "trace %llu belongs to the fxt record of pid %d, which stops it and "
-			  "writes its archive (fxt stop --force ends it now)",
-			  (unsigned long long)t->id, t->owner_pid);
+		v->up->reply(v, fd, -EPERM, &a,
+			     "trace %llu belongs to the fxt record of pid %d, which stops it and "
+			     "writes its archive (fxt stop --force ends it now)",
+			     (unsigned long long)t->id, t->owner_pid);
 		return;
 	}
 	if (t->file_fd < 0 && file < 0 && !t->snapped) {
-		svc_reply(v, fd, -EINVAL, &a,
-			  "no archive file: the trace was started without one (pass -o FILE)");
+		v->up->reply(v, fd, -EINVAL, &a,
+			     "no archive file: the trace was started without one (pass -o FILE)");
 		return;
 	}
 	if (t->file_fd < 0) {
@@ -328,7 +329,7 @@ void svc_trace_end(struct svc *v, int fd, const struct fxt_msg_end *end, int fil
 		close(file);	/* the start's file is the archive */
 	}
 	if (wait_for_end(t, fd) < 0) {
-		svc_reply(v, fd, -ENOMEM, &a, "out of memory");
+		v->up->reply(v, fd, -ENOMEM, &a, "out of memory");
 		return;
 	}
 	svc_trace_stop(v);
@@ -460,9 +461,9 @@ static void finish(struct svc *v)
 			.archive = where,
 		};
 		if (rc < 0)
-			svc_reply(v, fd, rc, &a, "archive not written: %s", strerror(-rc));
+			v->up->reply(v, fd, rc, &a, "archive not written: %s", strerror(-rc));
 		else
-			svc_reply(v, fd, 0, &a, "trace %llu %s", (unsigned long long)t->id, how);
+			v->up->reply(v, fd, 0, &a, "trace %llu %s", (unsigned long long)t->id, how);
 	}
 	for (size_t i = 0; i < v->np; i++)
 		if (v->p[i].session == t->id) {
