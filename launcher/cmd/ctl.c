@@ -196,10 +196,9 @@ int fxt_ctl_file_open(const char *me, struct fxt_ctl_file *f, const char *path)
 	f->part[0] = 0;
 	if (!output_ok(me, path))
 		return -1;
-	snprintf(f->part, sizeof(f->part), "%s.part", path);
-	f->fd = open(f->part, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f->fd = fxt_outpath_create_part(path, f->part, sizeof(f->part));
 	if (f->fd < 0) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", me, f->part, strerror(errno));
+		fprintf(stderr, "%s: cannot create %s: %s\n", me, f->part, strerror(-f->fd));
 		f->part[0] = 0;	/* not ours: never removed */
 		return -1;
 	}

@@ -433,7 +433,7 @@ static void finish(struct svc *v)
 		/* fxt start -o: complete, renamed here whoever ended the trace */
 		char part[FXT_PATH_MAX + 8];
 		const char *why;
-		snprintf(part, sizeof(part), "%s.part", t->req->output);
+		(void)fxt_outpath_part(t->req->output, part, sizeof(part));	/* fits */
 		if (fxt_outpath_commit(part, t->req->output, &why) == 0)
 			snprintf(where, sizeof(where), "%s", t->req->output);
 		else
