@@ -1,11 +1,13 @@
-/* The fxt subcommands: each lives in launcher/cmd-<name>.c, exports one
+/* The fxt subcommands: each lives in launcher/cmd/<name>.c, exports one
  * int cmd_<name>(int argc, char **argv) returning the process exit status, and has one line
- * in the table of launcher/cmd/main.c. argv[0] is the command's name. */
+ * in the table of launcher/cmd/main.c (with what several commands share). argv[0] is the
+ * command's name. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_CMD_H
 #define FXT_LAUNCHER_CMD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 int cmd_dump(int argc, char **argv);
@@ -65,6 +67,22 @@ int cmd_exit_client(const struct fxt_client_result *res);
  * "fxt CMD: FILE: reason" and returns NULL (callers exit CMD_EXIT_ERROR). */
 struct fxt_reader;
 struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned flags);
+
+/* The end of a reading command's option switch, c being 'h' or an option it does not know:
+ * its usage text (whose %s is the selection options', client/client.h) on stdout for 'h', else
+ * on stderr. Returns the exit status: 0, or CMD_EXIT_ERROR. */
+int cmd_sel_usage(int c, const char *usage);
+
+/* Reads archive path (cmd_input() applied) for a command with a selection, calling fn(ctx)
+ * on every record: when a bound counts from the trace start, a first read finds it (into
+ * *start, UINT64_MAX before) and the records are read again from the same bytes. res as the
+ * read leaves it (a first read that could not open the archive or whose callback failed: fn is
+ * never called). Returns 0, or -1 after printing "fxt CMD: why" (a window that cannot be). */
+struct fxt_sel;
+struct fxt_record;
+int cmd_sel_read(const char *cmd, struct fxt_sel *sel, const char *path,
+		 int (*fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec),
+		 void *ctx, uint64_t *start, struct fxt_client_result *res);
 
 /* Opens the temporary that becomes the output file out once complete (common/outpath.h: a
  * device, FIFO or directory is never written over, a name someone planted never opened); its

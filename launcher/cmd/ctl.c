@@ -288,8 +288,9 @@ static int add_trigger(struct fxt_ctl_trace *t, const char *v)
 	return 0;
 }
 
-int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration,
-			const char *help, struct fxt_ctl_trace *t, int *exit_status)
+/* fxt_ctl_parse_trace() into t->msg, allocated. */
+static int parse_trace(const char *me, int argc, char **argv, int with_duration,
+		       const char *help, struct fxt_ctl_trace *t, int *exit_status)
 {
 	enum { OPT_DURATION = 256, OPT_CATEGORIES, OPT_PID, OPT_NAME, OPT_MODE, OPT_BUFSIZE,
 	       OPT_TRIGGER };
@@ -385,6 +386,23 @@ int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration
 	t->len = sizeof(*t->msg) + t->msg->ntriggers * sizeof(struct fxt_trigger);
 	t->msg->h = fxt_msg_hdr(FXT_MSG_TRACE, t->len);
 	return 0;
+}
+
+int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration,
+			const char *help, struct fxt_ctl_trace *t, int *exit_status)
+{
+	*t = (struct fxt_ctl_trace){ .msg = calloc(1, FXT_MSG_MAX) };
+	if (!t->msg) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		*exit_status = 1;
+		return 1;
+	}
+	int rc = parse_trace(me, argc, argv, with_duration, help, t, exit_status);
+	if (rc) {
+		free(t->msg);
+		t->msg = NULL;
+	}
+	return rc;
 }
 
 int fxt_ctl_abspath(const char *path, char *out, size_t size)

@@ -69,9 +69,10 @@ struct fxt_ctl_trace {
 	uint64_t duration_ns;		/* --duration (record), 0: until Ctrl-C */
 };
 
-/* Parses argv (options only, no operands) into t (help: the --help text); with_duration:
- * --duration is allowed. Returns 0 to go on, or 1 to exit with *exit_status (2 after a
- * one-line error, 0 after the help). Not thread-safe (getopt). */
+/* Parses argv (options only, no operands) into t, its TRACE allocated (help: the --help text);
+ * with_duration: --duration is allowed. Returns 0 to go on (the caller frees t->msg), or 1 to
+ * exit with *exit_status (2 after a one-line error, 1 out of memory, 0 after the help; nothing
+ * left to free). Not thread-safe (getopt). */
 int fxt_ctl_parse_trace(const char *me, int argc, char **argv, int with_duration,
 			const char *help, struct fxt_ctl_trace *t, int *exit_status);
 

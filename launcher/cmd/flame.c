@@ -111,13 +111,9 @@ int cmd_flame(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf(usage, fxt_sel_usage);
-			fxt_sel_free(&fl.pr.sel);
-			return 0;
 		default:
-			fprintf(stderr, usage, fxt_sel_usage);
 			fxt_sel_free(&fl.pr.sel);
-			return CMD_EXIT_ERROR;
+			return cmd_sel_usage(c, usage);
 		}
 	}
 	path = argv[optind];

@@ -73,13 +73,9 @@ int cmd_json(int argc, char **argv)
 			selecting = 1;
 			break;
 		case 'h':
-			printf(usage, fxt_sel_usage);
-			fxt_sel_free(&sel);
-			return 0;
 		default:
-			fprintf(stderr, usage, fxt_sel_usage);
 			fxt_sel_free(&sel);
-			return CMD_EXIT_ERROR;
+			return cmd_sel_usage(c, usage);
 		}
 	}
 	if (fxt_sel_operands(&sel, "json", argc - optind, 1, msg, sizeof(msg)) < 0) {

@@ -84,6 +84,34 @@ struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned 
 	return r;
 }
 
+int cmd_sel_usage(int c, const char *usage)
+{
+	fprintf(c == 'h' ? stdout : stderr, usage, fxt_sel_usage);
+	return c == 'h' ? 0 : CMD_EXIT_ERROR;
+}
+
+int cmd_sel_read(const char *cmd, struct fxt_sel *sel, const char *path,
+		 int (*fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec),
+		 void *ctx, uint64_t *start, struct fxt_client_result *res)
+{
+	char msg[320];
+	if (fxt_sel_needs_start(sel)) {
+		/* +TIME counts from the earliest event: one read to find it first */
+		fxt_client_read(cmd_input(path), fxt_trace_start_fn, start, res);
+		if (res->status == FXT_CS_OPEN || res->status == FXT_CS_CALLBACK)
+			return 0;
+	}
+	if (fxt_sel_resolve(sel, *start, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fxt %s: %s\n", cmd, msg);
+		return -1;
+	}
+	if (res->reader)
+		fxt_client_reread(fn, ctx, res);
+	else
+		fxt_client_read(cmd_input(path), fn, ctx, res);
+	return 0;
+}
+
 FILE *cmd_open_out(const char *cmd, const char *out, char *tmp, size_t size)
 {
 	const char *why;

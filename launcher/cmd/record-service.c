@@ -97,16 +97,10 @@ static int wait_end(int fd, int sfd, uint64_t duration_ns, void *buf)
 
 int cmd_record_service(int argc, char **argv)
 {
-	struct fxt_ctl_trace t = { .msg = calloc(1, FXT_MSG_MAX) };
+	struct fxt_ctl_trace t;
 	int status;
-	if (!t.msg) {
-		fprintf(stderr, ME ": out of memory\n");
-		return 1;
-	}
-	if (fxt_ctl_parse_trace(ME, argc, argv, 1, cmd_record_service_usage, &t, &status)) {
-		free(t.msg);
+	if (fxt_ctl_parse_trace(ME, argc, argv, 1, cmd_record_service_usage, &t, &status))
 		return status;
-	}
 	t.msg->flags = FXT_TRACE_ATTACHED;
 	static uint64_t buf[FXT_MSG_MAX / 8];
 	const struct fxt_msg_reply *r = (const void *)buf;

@@ -117,11 +117,8 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf(usage, fxt_sel_usage);
-			goto out;
 		default:
-			fprintf(stderr, usage, fxt_sel_usage);
-			code = CMD_EXIT_ERROR;
+			code = cmd_sel_usage(c, usage);
 			goto out;
 		}
 	}
@@ -133,21 +130,10 @@ int cmd_replay(int argc, char **argv)
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (fxt_replay_new(&rd.rp, &o, stdout) < 0)
 		goto nomem;
-	if (fxt_sel_needs_start(&sel)) {
-		/* +TIME counts from the earliest event: one read to find it first */
-		fxt_client_read(cmd_input(argv[optind]), fxt_trace_start_fn, &rd.start, &res);
-		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
-			goto done;
-	}
-	if (fxt_sel_resolve(&sel, rd.start, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt replay: %s\n", msg);
+	if (cmd_sel_read("replay", &sel, argv[optind], on_record, &rd, &rd.start, &res) < 0) {
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	if (res.reader)
-		fxt_client_reread(on_record, &rd, &res);
-	else
-		fxt_client_read(cmd_input(argv[optind]), on_record, &rd, &res);
 	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
 		goto done;
 	if ((rc = fxt_replay_finish(rd.rp)) < 0) {

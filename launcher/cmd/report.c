@@ -516,13 +516,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			printf(usage, fxt_sel_usage);
-			fxt_sel_free(&rp.pr.sel);
-			return 0;
 		default:
-			fprintf(stderr, usage, fxt_sel_usage);
 			fxt_sel_free(&rp.pr.sel);
-			return CMD_EXIT_ERROR;
+			return cmd_sel_usage(c, usage);
 		}
 	}
 	if (fxt_sel_operands(&rp.pr.sel, "report", argc - optind, diff ? 2 : 1, msg,

@@ -31,16 +31,10 @@ static const char usage[] =
 
 int cmd_start(int argc, char **argv)
 {
-	struct fxt_ctl_trace t = { .msg = calloc(1, FXT_MSG_MAX) };
+	struct fxt_ctl_trace t;
 	int status;
-	if (!t.msg) {
-		fprintf(stderr, ME ": out of memory\n");
-		return 1;
-	}
-	if (fxt_ctl_parse_trace(ME, argc, argv, 0, usage, &t, &status)) {
-		free(t.msg);
+	if (fxt_ctl_parse_trace(ME, argc, argv, 0, usage, &t, &status))
 		return status;
-	}
 	struct fxt_ctl_file f = { .fd = -1 };
 	int fd = -1, type = -1;
 	static uint64_t buf[FXT_MSG_MAX / 8];

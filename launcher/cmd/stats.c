@@ -242,11 +242,8 @@ int cmd_stats(int argc, char **argv)
 			st.selecting = 1;
 			break;
 		case 'h':
-			printf(usage, fxt_sel_usage);
-			goto out;
 		default:
-			fprintf(stderr, usage, fxt_sel_usage);
-			code = CMD_EXIT_ERROR;
+			code = cmd_sel_usage(c, usage);
 			goto out;
 		}
 	}
@@ -261,22 +258,10 @@ int cmd_stats(int argc, char **argv)
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	if (fxt_sel_needs_start(&st.sel)) {
-		/* +TIME counts from the earliest event: one read to find it first */
-		fxt_client_read(cmd_input(argv[optind]), fxt_trace_start_fn, &start, &res);
-		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
-			goto report;
-	}
-	if (fxt_sel_resolve(&st.sel, start, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt stats: %s\n", msg);
+	if (cmd_sel_read("stats", &st.sel, argv[optind], on_record, &st, &start, &res) < 0) {
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	if (res.reader)
-		fxt_client_reread(on_record, &st, &res);
-	else
-		fxt_client_read(cmd_input(argv[optind]), on_record, &st, &res);
-report:
 	code = cmd_exit_client(&res);
 	if (res.status != FXT_CS_OPEN)
 		print(&st, &res);

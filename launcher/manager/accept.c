@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/array.h"
+
 int fxt_accept_reserve(void)
 {
 	return open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -35,4 +37,14 @@ int fxt_accept(int listen_fd, int *reserve, void (*shed)(int fd, void *arg), voi
 	}
 	*reserve = fxt_accept_reserve();
 	return fd >= 0 ? -EMFILE : -EAGAIN;
+}
+
+int fxt_accepted_add(int **fds, size_t *n, size_t *cap, int fd)
+{
+	int *q = fxt_array_room(*fds, *n, cap, sizeof(*q), 16);
+	if (!q)
+		return -ENOMEM;
+	*fds = q;
+	q[(*n)++] = fd;
+	return 0;
 }

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/clock.h"
 #include "common/proc.h"
 #include "common/protocol.h"
@@ -126,14 +127,10 @@ static struct provider *add(struct fxt_manager *m, int pid, uint32_t n)
 	struct provider *p = find(m, pid, n);
 	if (p)
 		return p;
-	if (m->np == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct provider *q = realloc(m->p, cap * sizeof(*q));
-		if (!q)
-			return NULL;
-		m->p = q;
-		m->cap = cap;
-	}
+	struct provider *q = fxt_array_room(m->p, m->np, &m->cap, sizeof(*q), 16);
+	if (!q)
+		return NULL;
+	m->p = q;
 	p = &m->p[m->np++];
 	memset(p, 0, sizeof(*p));
 	p->s.pid = pid;
@@ -301,17 +298,8 @@ static void accept_all(struct fxt_manager *m)
 			continue;
 		if (fd < 0)
 			return;
-		if (m->npending == m->pending_cap) {
-			size_t cap = m->pending_cap ? m->pending_cap * 2 : 16;
-			int *q = realloc(m->pending, cap * sizeof(*q));
-			if (!q) {
-				close(fd);
-				continue;
-			}
-			m->pending = q;
-			m->pending_cap = cap;
-		}
-		m->pending[m->npending++] = fd;
+		if (fxt_accepted_add(&m->pending, &m->npending, &m->pending_cap, fd) < 0)
+			close(fd);
 	}
 }
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/io.h"
 #include "fxt/reader.h"
 #include "launcher/cmd/cmd.h"
@@ -60,14 +61,10 @@ static struct prov *prov_get(struct provs *ps, uint32_t id)
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->p[i].id == id)
 			return &ps->p[ps->at = i];
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 16;
-		struct prov *p = realloc(ps->p, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		ps->p = p;
-		ps->cap = cap;
-	}
+	struct prov *p = fxt_array_room(ps->p, ps->n, &ps->cap, sizeof(*p), 16);
+	if (!p)
+		return NULL;
+	ps->p = p;
 	ps->p[ps->n] = (struct prov){ .id = id };
 	return &ps->p[ps->at = ps->n++];
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/outpath.h"
+#include "launcher/manager/accept.h"
 #include "launcher/manager/msg.h"
 #include "launcher/service/service.h"
 
@@ -39,17 +40,8 @@ void svc_control_accept(struct svc *v)
 			close(fd);
 			continue;
 		}
-		if (v->nclients == v->ccap) {
-			size_t cap = v->ccap ? v->ccap * 2 : 8;
-			int *q = realloc(v->clients, cap * sizeof(*q));
-			if (!q) {
-				close(fd);
-				continue;
-			}
-			v->clients = q;
-			v->ccap = cap;
-		}
-		v->clients[v->nclients++] = fd;
+		if (fxt_accepted_add(&v->clients, &v->nclients, &v->ccap, fd) < 0)
+			close(fd);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "launcher/manager/msg.h"
 #include "launcher/service/service.h"
 
@@ -34,16 +35,12 @@ void svc_registry_accept(struct svc *v)
 {
 	int fd, pid;
 	while ((fd = svc_accept(v, v->reg_fd, "provider", &pid, NULL)) >= 0) {
-		if (v->np == v->pcap) {
-			size_t cap = v->pcap ? v->pcap * 2 : 16;
-			struct svc_provider *q = realloc(v->p, cap * sizeof(*q));
-			if (!q) {
-				close(fd);
-				continue;
-			}
-			v->p = q;
-			v->pcap = cap;
+		struct svc_provider *q = fxt_array_room(v->p, v->np, &v->pcap, sizeof(*q), 16);
+		if (!q) {
+			close(fd);
+			continue;
 		}
+		v->p = q;
 		v->p[v->np++] = (struct svc_provider){ .fd = fd, .pid = pid };
 	}
 }
