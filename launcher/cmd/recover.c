@@ -18,6 +18,7 @@
 
 #include "launcher/cmd/cmd.h"
 #include "launcher/recover/recover.h"
+#include "launcher/recover/tree.h"
 
 static const char usage[] =
 	"usage: fxt recover FILE [-o OUT]\n"

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launcher/manager/manager.h"
 #include "launcher/manager/out.h"
+#include "launcher/manager/stats.h"
 #include "launcher/manager/vet.h"
 #include "writer/buffer.h"
 

@@ -5,7 +5,7 @@
 #ifndef FXT_LAUNCHER_SUMMARY_H
 #define FXT_LAUNCHER_SUMMARY_H
 
-#include "launcher/manager/manager.h"
+#include "launcher/manager/stats.h"
 
 /* Prints the summary of st (an archive written to out, or NULL: the file given at the start,
  * after secs seconds of recording), each

@@ -23,6 +23,8 @@
 #include "common/clock.h"
 #include "launcher/cmd/cmd.h"
 #include "launcher/recover/recover.h"
+#include "launcher/recover/stream.h"
+#include "launcher/recover/verify.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
 

@@ -22,7 +22,7 @@
 #include "common/io.h"
 #include "fxt/reader.h"
 #include "launcher/cmd/cmd.h"
-#include "launcher/recover/recover.h"
+#include "launcher/recover/stream.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
 

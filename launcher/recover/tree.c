@@ -20,6 +20,7 @@
 
 #include "launcher/cmd/cmd.h"
 #include "launcher/recover/recover.h"
+#include "launcher/recover/tree.h"
 #include "writer/fields.h"
 #include "writer/nametree.h"
 #include "writer/records.h"

@@ -10,7 +10,7 @@
 #include <errno.h>
 
 #include "fxt/reader.h"
-#include "launcher/recover/recover.h"
+#include "launcher/recover/verify.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
 
