@@ -24,7 +24,7 @@ static void tell_shed(int fd, void *arg)
 		  "the manager is out of descriptors (too many connections): refused");
 }
 
-void svc_control_accept(struct svc *v)
+void svc_clients_accept(struct svc *v)
 {
 	int fd;
 	while ((fd = svc_accept(v, v->ctl_fd, "client", NULL, tell_shed)) >= 0) {
@@ -125,7 +125,7 @@ static void list(struct svc *v, int fd)
 	free(m);
 }
 
-void svc_control_read(struct svc *v, int fd)
+void svc_clients_read(struct svc *v, int fd)
 {
 	uint64_t buf[FXT_MSG_MAX / 8];
 	int file;

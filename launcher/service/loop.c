@@ -204,16 +204,16 @@ static int serve(struct svc *v)
 				if (!fds[i].revents)
 					continue;
 				if (is_provider(v, fds[i].fd))
-					svc_registry_read(v, fds[i].fd);
+					svc_providers_read(v, fds[i].fd);
 				else
-					svc_control_read(v, fds[i].fd);
+					svc_clients_read(v, fds[i].fd);
 			}
 			if (fds[0].revents)
 				on_signals(v);
 			if (fds[1].revents)
-				svc_registry_accept(v);
+				svc_providers_accept(v);
 			if (fds[2].revents)
-				svc_control_accept(v);
+				svc_clients_accept(v);
 		}
 		free(fds);
 		svc_trace_check(v);

@@ -31,7 +31,7 @@ static void drop(struct svc *v, struct svc_provider *p, int close_fd)
 	*p = v->p[--v->np];
 }
 
-void svc_registry_accept(struct svc *v)
+void svc_providers_accept(struct svc *v)
 {
 	int fd, pid;
 	while ((fd = svc_accept(v, v->reg_fd, "provider", &pid, NULL)) >= 0) {
@@ -99,7 +99,7 @@ int svc_provider_stop(struct svc *v, struct svc_provider *p)
 	return rc;
 }
 
-void svc_registry_read(struct svc *v, int fd)
+void svc_providers_read(struct svc *v, int fd)
 {
 	struct svc_provider *p = find(v, fd);
 	if (!p)

@@ -118,10 +118,10 @@ int svc_accept(struct svc *v, int listen_fd, const char *who, int *pid,
 /* ---- providers.c ---- */
 
 /* Accepts every pending provider connection (our uid only). */
-void svc_registry_accept(struct svc *v);
+void svc_providers_accept(struct svc *v);
 
 /* Reads what provider connection fd sent; a closed or misbehaving one is removed. */
-void svc_registry_read(struct svc *v, int fd);
+void svc_providers_read(struct svc *v, int fd);
 
 /* Sends START for trace t to p (state ARMED or TRACING). Fails: -errno (p is removed from
  * the registry: the caller must not use it again). */
@@ -133,10 +133,10 @@ int svc_provider_stop(struct svc *v, struct svc_provider *p);
 /* ---- clients.c ---- */
 
 /* Accepts every pending client connection (our uid only). */
-void svc_control_accept(struct svc *v);
+void svc_clients_accept(struct svc *v);
 
 /* Reads what client connection fd sent and answers it; a closed or misbehaving one is removed. */
-void svc_control_read(struct svc *v, int fd);
+void svc_clients_read(struct svc *v, int fd);
 
 /* What a REPLY says besides its status and message. */
 struct svc_answer {
