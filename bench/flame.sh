@@ -2,7 +2,7 @@
 # bench/flame: `fxt flame` (SVG and --folded) beside `fxt report --tree` on one large archive
 # written by bench/gen-archive (2 providers, THREADS threads each, nested calls): wall time
 # and peak RSS of each (/usr/bin/time), and their ratios to report --tree's. All three read
-# the archive through the same two passes (launcher/profread.c), so the ratios show what
+# the archive through the same two passes (launcher/cmd/profread.c), so the ratios show what
 # drawing costs; RSS is bounded by the tree of call paths, not by the number of calls.
 # gen-archive's random call paths make a tree of millions of paths (the worst case for both);
 # ARCHIVE=FILE measures a given archive instead (a traced program: few paths, many calls).

@@ -1,4 +1,4 @@
-/* bench/vet-bench: the manager's vetting (launcher/vet.c) alone, in records per second, over
+/* bench/vet-bench: the manager's vetting (launcher/manager/vet.c) alone, in records per second, over
  * buffer contents as a provider writes them: string records (the durable area), then chunks of
  * CHUNK bytes, each opening with its thread record and filled with duration complete events
  * (3 words, no arguments). Two workloads: "flat" (one function called in a loop, as
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "launcher/vet.h"
+#include "launcher/manager/vet.h"
 #include "writer/fields.h"
 #include "writer/records.h"
 

@@ -365,7 +365,7 @@ int fxt_client_reread(fxt_client_fn fn, void *ctx, struct fxt_client_result *res
 /* Closes the reader of a read (string views die with it). Accepts a result with none. */
 void fxt_client_close(struct fxt_client_result *res);
 /* One line (no newline) describing a result that is not FXT_CS_OK (the exit status is the
- * launcher's: launcher/cmd.h). Returns msg. */
+ * launcher's: launcher/cmd/cmd.h). Returns msg. */
 const char *fxt_client_message(const struct fxt_client_result *res, const char *path, char *msg,
 			       size_t len);
 

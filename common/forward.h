@@ -1,4 +1,4 @@
-/* How fxtrun forwards a signal to the program (launcher/cmd-record.c) so that the program's
+/* How fxtrun forwards a signal to the program (launcher/cmd/record.c) so that the program's
  * preload (preload/signal.c) can tell a forward from the signal itself: rt_sigqueueinfo with
  * si_code SI_QUEUE and si_value FXT_FORWARD_TAG | the original sender's pid. A forward of a
  * signal the program got from the same sender (a process-group kill that reached both; the

@@ -69,18 +69,29 @@ int fxt_outfd_check(int fd, const char **why)
 	return 0;
 }
 
+int fxt_outpath_part(const char *path, char *part, size_t size)
+{
+	return snprintf(part, size, "%s.part", path) < (int)size ? 0 : -ENAMETOOLONG;
+}
+
+int fxt_outpath_create_part(const char *path, char *part, size_t size)
+{
+	int rc = fxt_outpath_part(path, part, size);
+	if (rc < 0)
+		return rc;
+	int fd = open(part, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
 int fxt_outpath_open(const char *path, char *tmp, size_t size)
 {
-	int fd = -1;
-
-	if (snprintf(tmp, size, "%s.%d.tmp", path, (int)getpid()) < (int)size)
-		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	else
-		errno = ENAMETOOLONG;
-	if (fd < 0 && errno == EEXIST) {
-		snprintf(tmp, size, "%s.XXXXXX.tmp", path);
-		fd = mkostemps(tmp, 4, O_CLOEXEC);	/* mode 0600 */
-	}
+	int fd = fxt_outpath_create_part(path, tmp, size);
+	if (fd != -EEXIST)
+		return fd;
+	/* Left by an earlier run (or planted): a fresh name, never someone else's file. */
+	if (snprintf(tmp, size, "%s.XXXXXX.part", path) >= (int)size)
+		return -ENAMETOOLONG;
+	fd = mkostemps(tmp, 5, O_CLOEXEC);	/* mode 0600 */
 	return fd < 0 ? -errno : fd;
 }
 

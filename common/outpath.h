@@ -3,9 +3,10 @@
  * symbolic link there is replaced, never followed). Devices, FIFOs, sockets and directories are
  * refused before any work is done, and again right before the final rename: a rename replaces
  * whatever node has the name (`fxtrun -o /dev/null` as root used to leave a regular file where
- * the device was). Data goes to a fresh temporary beside the path, created with
- * O_EXCL|O_NOFOLLOW (a name someone planted is never opened), renamed over the path once
- * complete. No allocation; thread-safe. */
+ * the device was). Data goes to a fresh temporary beside the path, the one name of every
+ * writer's temporary: "<path>.part" (what `fxt recover` takes), created with O_EXCL|O_NOFOLLOW
+ * (a name someone planted is never opened), renamed over the path once complete. No
+ * allocation; thread-safe. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_COMMON_OUTPATH_H
 #define FXT_COMMON_OUTPATH_H
@@ -22,9 +23,18 @@ int fxt_outpath_check(const char *path, const char **why);
  * *why set in a user's words ("is not empty", "is open for appending", ...). Fails: as said. */
 int fxt_outfd_check(int fd, const char **why);
 
-/* Creates a temporary beside path: "<path>.<pid>.tmp" (mode 0644 less the umask), or
- * "<path>.XXXXXX.tmp" (0600) when that name is taken; its name in tmp. Returns the descriptor
- * (close-on-exec), or -errno (nothing created). */
+/* The temporary's name of path: "<path>.part" in part. Fails: -ENAMETOOLONG. */
+int fxt_outpath_part(const char *path, char *part, size_t size);
+
+/* Creates "<path>.part" (read-write, mode 0644 less the umask, close-on-exec), its name in
+ * part: for a writer whose temporary is found by that name (the service renames the file of
+ * `fxt start -o`). Returns the descriptor, or -errno (-EEXIST: that name is taken; nothing
+ * created). */
+int fxt_outpath_create_part(const char *path, char *part, size_t size);
+
+/* Creates a temporary beside path: "<path>.part" as above, or "<path>.XXXXXX.part" (0600) when
+ * that name is taken; its name in tmp. Returns the descriptor (close-on-exec), or -errno
+ * (nothing created). */
 int fxt_outpath_open(const char *path, char *tmp, size_t size);
 
 /* Renames the complete temporary tmp to path after checking path once more. Returns 0, or

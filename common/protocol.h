@@ -1,4 +1,4 @@
-/* The contract between the trace manager (fxtrun, launcher/manager.c) and each provider (the
+/* The contract between the trace manager (fxtrun, launcher/manager/manager.c) and each provider (the
  * preload, preload/provider.c): the environment fxtrun sets, the session directory layout, the
  * FIFO packets of the Fuchsia Tracing System Design ("Trace Manager/Provider FIFO Protocol")
  * carried over an AF_UNIX SOCK_SEQPACKET connection (the buffer itself, word 0 of chunks included,

@@ -1,4 +1,4 @@
-/* The contract of the per-user trace manager service (`fxt manager`, launcher/service.c): its
+/* The contract of the per-user trace manager service (`fxt manager`, launcher/service/loop.c): its
  * runtime directory, and the messages of its two sockets, after the Fuchsia Tracing System
  * Design's TraceRegistry (providers register and wait) and TraceController (clients list, start,
  * stop and snapshot). Providers (preload/registry.c) speak on the registry socket; clients (`fxt

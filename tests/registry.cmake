@@ -1,5 +1,5 @@
 # The provider side of the manager service (preload/registry.c, FXT_REGISTER=1): reg-driver
-# plays the manager with fxtrun's own manager code (a static library of launcher/manager.c,
+# plays the manager with fxtrun's own manager code (a static library of launcher/manager/manager.c,
 # saver.c, vet.c, session.c, msg.c and accept.c, built here for the tests only) and drives g-reg, a program
 # told what to call; registry.bats checks the archives with exact counts. LABELS nosan: the
 # preload runs in an unsanitized program.
@@ -7,11 +7,11 @@ if(NOT TARGET fxtauto OR NOT TARGET fxt OR NOT TARGET fxt_reader)
 	return()
 endif()
 find_package(Threads REQUIRED)
-add_library(fxt_manager_core STATIC ${PROJECT_SOURCE_DIR}/launcher/manager.c
-	${PROJECT_SOURCE_DIR}/launcher/saver.c ${PROJECT_SOURCE_DIR}/launcher/out.c
-	${PROJECT_SOURCE_DIR}/launcher/vet.c
-	${PROJECT_SOURCE_DIR}/launcher/session.c ${PROJECT_SOURCE_DIR}/launcher/msg.c
-	${PROJECT_SOURCE_DIR}/launcher/accept.c)
+add_library(fxt_manager_core STATIC ${PROJECT_SOURCE_DIR}/launcher/manager/manager.c
+	${PROJECT_SOURCE_DIR}/launcher/manager/saver.c ${PROJECT_SOURCE_DIR}/launcher/manager/out.c
+	${PROJECT_SOURCE_DIR}/launcher/manager/vet.c
+	${PROJECT_SOURCE_DIR}/launcher/manager/session.c ${PROJECT_SOURCE_DIR}/launcher/manager/msg.c
+	${PROJECT_SOURCE_DIR}/launcher/manager/accept.c)
 fxt_set_flags(fxt_manager_core)
 target_link_libraries(fxt_manager_core PUBLIC fxt_reader fxt_writer Threads::Threads)
 add_executable(reg-driver ${CMAKE_CURRENT_SOURCE_DIR}/registry/driver.c)

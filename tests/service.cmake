@@ -4,7 +4,7 @@
 # library, as preload/provider.c makes its buffer) and off-contract packets (svc-poke).
 fxt_unit_test(test-msg unit/test-msg.c ${PROJECT_SOURCE_DIR}/common/registry.c)
 foreach(tool fake-provider svc-poke)
-	add_executable(${tool} service/${tool}.c ${PROJECT_SOURCE_DIR}/launcher/msg.c
+	add_executable(${tool} service/${tool}.c ${PROJECT_SOURCE_DIR}/launcher/manager/msg.c
 		${PROJECT_SOURCE_DIR}/common/registry.c ${PROJECT_SOURCE_DIR}/common/runtime.c)
 	fxt_set_flags(${tool})
 	target_link_libraries(${tool} PRIVATE fxt_writer)

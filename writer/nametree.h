@@ -1,6 +1,6 @@
 /* The FXT_OUTPUT tree word (struct fxt_buf_hdr.name_tree) of a standalone archive, as data:
  * preload/outname.c writes it while the processes of a tree run, `fxt recover` reads it to
- * finish the naming of a tree that was killed (launcher/recover-tree.c). Two layouts, one per
+ * finish the naming of a tree that was killed (launcher/recover/tree.c). Two layouts, one per
  * kind of file: the root's archive (FXT_OUTPUT.part: the word the whole tree shares) and a
  * member's own archive (FXT_OUTPUT.<pid>[.<n>]: which tree it belongs to, what it did).
  * Header-only, no state. */

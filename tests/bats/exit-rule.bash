@@ -1,4 +1,4 @@
-# The exit status every command that reads an archive follows (launcher/cmd.h): 0 ok; 1 the
+# The exit status every command that reads an archive follows (launcher/cmd/cmd.h): 0 ok; 1 the
 # archive is invalid (empty, not FXT, truncated, corrupt) or nothing matched; 2 usage, or the
 # input cannot be read. Loaded by the bats suite of each reading command; one @test per case
 # there. Needs FXT; works in the cwd (the test's temporary directory).

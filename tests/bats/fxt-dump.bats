@@ -92,7 +92,7 @@ setup() {
 	[ "$stderr" = "fxt dump: empty.fxt: offset 0: empty archive (no magic number record)" ]
 }
 
-# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+# ---- the exit rule of every reading command (launcher/cmd/cmd.h, tests/bats/exit-rule.bash) ----
 
 @test "exit rule: an empty file is invalid, exit 1" {
 	inputs ok.fxt

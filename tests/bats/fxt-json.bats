@@ -166,7 +166,7 @@ assert {e["pid"] for e in ev} == {2000}, ev' <<<"$output"
 	done
 }
 
-# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+# ---- the exit rule of every reading command (launcher/cmd/cmd.h, tests/bats/exit-rule.bash) ----
 
 @test "exit rule: an empty file is invalid, exit 1" {
 	inputs t.fxt

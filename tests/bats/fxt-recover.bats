@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# `fxt recover`: the exit rule of the reading commands (launcher/cmd.h, exit-rule.bash) on
+# `fxt recover`: the exit rule of the reading commands (launcher/cmd/cmd.h, exit-rule.bash) on
 # what it cannot repair: a file that is empty, too short or not a standalone run's (1), a
 # missing file, a directory or a pipe (2: it repairs in place). Recovery itself is tested with
 # killed runs in preload.bats. Paths from ctest: FXT, GEN.

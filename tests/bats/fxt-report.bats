@@ -341,7 +341,7 @@ open(sys.argv[1], "wb").write(struct.pack("<Q", 0x0016547846040010))' e.fxt
 	done
 }
 
-# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+# ---- the exit rule of every reading command (launcher/cmd/cmd.h, tests/bats/exit-rule.bash) ----
 
 @test "exit rule: an empty file is invalid, exit 1" {
 	inputs t.fxt

@@ -108,7 +108,7 @@ open("bad.fxt", "wb").write(d)'
 	[[ "$output" == usage:* ]]
 }
 
-# ---- the exit rule of every reading command (launcher/cmd.h, tests/bats/exit-rule.bash) ----
+# ---- the exit rule of every reading command (launcher/cmd/cmd.h, tests/bats/exit-rule.bash) ----
 
 @test "exit rule: an empty file is invalid, exit 1" {
 	inputs t.fxt

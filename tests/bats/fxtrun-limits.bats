@@ -47,7 +47,7 @@ daemon() {
 
 @test "ulimit -f under fxtrun: the program runs to its end with its status, nothing left behind" {
 	# about 48 MB of records through a 20 MB file size limit: before, fxtrun and the program
-	# died of SIGXFSZ (status 153) and a 20 MB t.fxt.PID.tmp stayed
+	# died of SIGXFSZ (status 153) and a 20 MB temporary t.fxt.PID.tmp stayed (now t.fxt.part)
 	run --separate-stderr bash -c 'ulimit -f 20000; exec timeout 120 "$0" --buffer-size 4M \
 		-o t.fxt sh -c "\"\$0\" closefrom 2000000; exit 7" "$1"' "$FXTRUN" "$RPROGS/r-daemon"
 	[ "$status" -eq 7 ]

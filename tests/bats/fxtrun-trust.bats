@@ -124,7 +124,7 @@ kill_manager() {
 	# starts meanwhile removes them first (the next fxtrun's cleanup, tested below): then
 	# they are gone already, and fxt clean has nothing of this test's to remove.
 	if [ -d "$session" ]; then
-		ls killed.fxt.*.tmp
+		ls killed.fxt.part
 		run "$FXT" clean
 		[ "$status" -eq 0 ]
 		[[ "$output" == *"removed $session"* ]]
@@ -133,9 +133,9 @@ kill_manager() {
 		[ "$status" -eq 0 ]
 	fi
 	[ ! -e "$session" ]
-	! ls killed.fxt.*.tmp			# that very file went with it
+	! ls killed.fxt.part			# that very file went with it
 	[ -d "$live_session" ]			# never a live one
-	ls live.fxt.*.tmp			# nor its archive
+	ls live.fxt.part			# nor its archive
 	kill -TERM "$fxtrun_pid"		# (a background job ignores SIGINT)
 	wait "$fxtrun_pid" || true
 	"$FXT" check -q live.fxt

@@ -3,7 +3,7 @@
  * inputs that attach as a standalone archive file (writer/outfile.h) are also recovered in a
  * copy (the finish walks what a killed process left: it must stay inside the file) and the
  * result read again; the bytes are also vetted as a provider's buffer contents
- * (launcher/vet.c, fxt_vet_records) in an exact-size copy. Oracles: views inside the input (a
+ * (launcher/manager/vet.c, fxt_vet_records) in an exact-size copy. Oracles: views inside the input (a
  * malloc copy of its exact size, so ASan sees one byte past it), records moving forward, a
  * clean STRICT read reads the same lenient, every "overlaps without nesting" warning backed by
  * a real crossing pair, and what the vet keeps (when it finishes clean) is an archive that
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fxt/reader.h"
-#include "launcher/vet.h"
+#include "launcher/manager/vet.h"
 #include "writer/outfile.h"
 #include "writer/records.h"
 
@@ -198,11 +198,11 @@ static int check_archive(const uint64_t *w, size_t words)
 	return res == FXT_READ_END ? err : res;
 }
 
-/* fxtrun's vet (launcher/vet.c) on the bytes as one provider's buffer contents (past the
+/* fxtrun's vet (launcher/manager/vet.c) on the bytes as one provider's buffer contents (past the
  * leading metadata and initialization records of an archive seed, which only the manager
  * writes), in an exact-size copy (it compacts in place), in two calls split at a word the input
  * picks, with a cutoff the input picks. What it keeps must pass `fxt check` in the archive the
- * saver (launcher/saver.c) makes of it: magic number, provider info, the records kept, and when
+ * saver (launcher/manager/saver.c) makes of it: magic number, provider info, the records kept, and when
  * the vet found a problem, the "buffer full" provider event that excuses unpaired records. */
 static void vet(const uint8_t *data, size_t size)
 {

@@ -25,7 +25,7 @@
 
 #include "common/protocol.h"
 #include "common/runtime.h"
-#include "launcher/msg.h"
+#include "launcher/manager/msg.h"
 #include "writer/chunk.h"
 #include "writer/policy.h"
 #include "writer/records.h"

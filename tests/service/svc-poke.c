@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common/runtime.h"
-#include "launcher/msg.h"
+#include "launcher/manager/msg.h"
 
 static unsigned char pkt[FXT_MSG_MAX + 8192] __attribute__((aligned(8)));
 

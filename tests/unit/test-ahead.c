@@ -1,4 +1,4 @@
-/* Unit test of the manager's saving ahead (launcher/manager.c fxt_manager_ahead): a streaming
+/* Unit test of the manager's saving ahead (launcher/manager/manager.c fxt_manager_ahead): a streaming
  * provider (this process, over a session buffer it writes itself) whose writers took an eighth
  * of a half of its chunks gets its records saved unasked, with no BUFFER_SAVED sent; with
  * fewer new chunks nothing is saved and the next look is a short wait that backs off up to
@@ -20,8 +20,8 @@
 #include "check.h"
 #include "common/protocol.h"
 #include "fxt/reader.h"
-#include "launcher/manager.h"
-#include "launcher/session.h"
+#include "launcher/manager/manager.h"
+#include "launcher/manager/session.h"
 #include "writer/chunk.h"
 #include "writer/policy.h"
 #include "writer/records.h"

@@ -1,4 +1,4 @@
-/* Unit test of the manager's word on buffers it cannot read (launcher/manager.c): this process
+/* Unit test of the manager's word on buffers it cannot read (launcher/manager/manager.c): this process
  * makes four buffers in a session, as four providers would. One overwrites its header and then
  * says STARTED (the manager reads the bad header at STARTED); one overwrites its header and
  * never says STARTED (found by the final scan); one is a file of zeros (a provider killed
@@ -22,8 +22,8 @@
 #include "archive.h"
 #include "check.h"
 #include "common/protocol.h"
-#include "launcher/manager.h"
-#include "launcher/session.h"
+#include "launcher/manager/manager.h"
+#include "launcher/manager/session.h"
 #include "writer/buffer.h"
 #include "writer/chunk.h"
 #include "writer/records.h"

@@ -1,4 +1,4 @@
-/* Unit test of the manager's archive writer (launcher/out.c): appends going twice round the ring
+/* Unit test of the manager's archive writer (launcher/manager/out.c): appends going twice round the ring
  * of buffers and through the writer thread land in the file in order; a patch reaches bytes still buffered, bytes the
  * writer has and bytes already written; an emit larger than half a buffer comes after what was
  * appended before it; a write error is kept and returned. */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "launcher/out.h"
+#include "launcher/manager/out.h"
 
 #define WORDS ((4u * FXT_OUT_BUFS + 3u) * FXT_OUT_BUF / 16u)	/* the ring twice and more, in words */
 

@@ -1,4 +1,4 @@
-/* Unit test of the manager's last save of a provider (launcher/saver.c fxt_saver_finish). Over a
+/* Unit test of the manager's last save of a provider (launcher/manager/saver.c fxt_saver_finish). Over a
  * durable area with a hole (a reservation a killed thread never wrote: exit() ends threads
  * mid-record), then a string record, then a chunk event naming that string: the string after
  * the hole reaches the archive, so the event is saved and the provider's data is not reported
@@ -13,7 +13,7 @@
 
 #include "check.h"
 #include "fxt/reader.h"
-#include "launcher/saver.h"
+#include "launcher/manager/saver.h"
 #include "writer/chunk.h"
 #include "writer/records.h"
 

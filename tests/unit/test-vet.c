@@ -1,4 +1,4 @@
-/* Unit test of the manager's vetting (launcher/vet.c) where it decodes a record by a header it
+/* Unit test of the manager's vetting (launcher/manager/vet.c) where it decodes a record by a header it
  * remembered (a 3-word duration complete event decoded before): such a record still gets every
  * check the strict reader and the validator apply. A record with a remembered header that runs
  * past the data is refused, as is one ending before it starts; the cutoff and a snapshot's cut
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "launcher/vet.h"
+#include "launcher/manager/vet.h"
 #include "writer/records.h"
 
 #define PID 4242u

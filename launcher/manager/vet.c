@@ -1,0 +1,224 @@
+/* Record vetting of the trace manager (vet.h): the records are walked by the sweep
+ * (writer/sweep.h), a STRICT reader decodes each against the provider's tables
+ * (fxt_reader_decode; a torn header too: the reader says why) and the validator of
+ * fxt/reader.h applies the rules spanning records; both are primed with the magic number and
+ * provider info records the saver writes for the provider, so they see the provider's records
+ * as `fxt check` will.
+ * Most records are 3-word duration complete events (a call): how the reader decodes one depends
+ * only on its header word and the provider's string and thread tables, and only string and
+ * thread records change those. So the thread of such a header is remembered (`known`) until the
+ * next record that is not an event, and a later record with the same header goes to the
+ * validator with its two stamps (fxt_validator_add_complete): every record is still checked. */
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "launcher/manager/vet.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt/reader.h"
+#include "writer/fields.h"
+#include "writer/records.h"
+#include "writer/sweep.h"
+
+/* Headers remembered: direct-mapped on the header's name and thread references. */
+#define KNOWN_SLOTS 64u
+
+/* A header of a 3-word duration complete event the reader decoded, and its provider and
+ * thread; valid while gen is the vet's. */
+struct known {
+	uint64_t header;
+	uint64_t gen;
+	uint32_t provider_id;
+	struct fxt_koids thread;
+};
+
+struct fxt_vet {
+	struct fxt_reader *r;		/* STRICT, over no data: records arrive by decode */
+	struct known known[KNOWN_SLOTS];
+	uint64_t gen;			/* bumped by every record that is not an event */
+	struct fxt_validator *val;
+	int bad;
+	char problem[200];
+	uint64_t last_stamp;		/* the latest stamp of a record kept */
+	uint64_t skip_end;		/* complete events ending then are left out (0: none) */
+};
+
+static const uint64_t nothing;
+
+void fxt_vet_fail(struct fxt_vet *v, const char *why)
+{
+	if (v->bad)
+		return;
+	v->bad = 1;
+	snprintf(v->problem, sizeof(v->problem), "%s", why);
+}
+
+/* Feeds one well-formed record of ours (magic, provider info) to both checkers. */
+static int prime(struct fxt_vet *v, uint64_t *rec, int words)
+{
+	struct fxt_record d;
+	if (words <= 0 || fxt_reader_decode(v->r, rec, (size_t)words, 0, &d) != FXT_READ_RECORD)
+		return -1;
+	return fxt_validator_add(v->val, &d) < 0 ? -1 : 0;
+}
+
+struct fxt_vet *fxt_vet_new(uint32_t provider_id)
+{
+	struct fxt_vet *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->gen = 1;	/* slots of generation 0 hold nothing */
+	uint64_t rec[2];
+	if (fxt_reader_open_mem(&v->r, &nothing, 0, FXT_READER_STRICT) < 0 ||
+	    fxt_validator_new(&v->val) < 0 || prime(v, rec, fxt_magic_write(rec)) < 0 ||
+	    prime(v, rec, fxt_provider_info_write(rec, provider_id, "", 0)) < 0) {
+		fxt_vet_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void fxt_vet_free(struct fxt_vet *v)
+{
+	if (!v)
+		return;
+	fxt_validator_free(v->val);
+	fxt_reader_close(v->r);
+	free(v);
+}
+
+/* Record types a provider writes into its buffer: not metadata or initialization records
+ * (the manager writes those: a provider section in a chunk would move records to another
+ * provider), nor types the spec leaves undefined; large records (sampled stacks) are. */
+static int provider_type(unsigned type)
+{
+	return (type >= FXT_RT_STRING && type <= FXT_RT_LOG) || type == FXT_RT_LARGE;
+}
+
+static struct known *known_slot(struct fxt_vet *v, uint64_t header)
+{
+	uint64_t refs = header >> 24;	/* thread, category and name references */
+	return &v->known[(refs ^ refs >> 24 ^ refs >> 32) & (KNOWN_SLOTS - 1)];
+}
+
+/* Decodes the record at p (words left) by the strict reader as the record at offset off, and
+ * remembers its header when it may. Returns FXT_READ_RECORD, or the reader's result with the
+ * reason in why. */
+static int decode(struct fxt_vet *v, const uint64_t *p, size_t words, uint64_t off,
+		  struct fxt_record *rec, char *why, size_t why_size)
+{
+	int rc = fxt_reader_decode(v->r, p, words, off, rec);
+	if (rc != FXT_READ_RECORD) {
+		snprintf(why, why_size, "offset %" PRIu64 ": %s", off,
+			 rc == FXT_READ_END ? "record of an undefined type"
+					    : fxt_reader_error(v->r)->msg);
+		return rc;
+	}
+	if (rec->type != FXT_RT_EVENT)
+		v->gen++;	/* a string or thread record may have changed the tables */
+	else if (rec->u.event.event_type == FXT_ET_DURATION_COMPLETE && rec->words == 3)
+		/* header, start, end: no inline reference, no argument */
+		*known_slot(v, p[0]) = (struct known){ p[0], v->gen, rec->provider_id,
+						       rec->u.event.thread };
+	return rc;
+}
+
+/* Whether a record stamped `stamp` is left out: after the cutoff, or (complete: a duration
+ * complete event) the snapshot cut's end. */
+static int left_out(const struct fxt_vet *v, uint64_t cutoff, uint64_t stamp, int complete)
+{
+	return (cutoff && stamp > cutoff) || (v->skip_end && stamp == v->skip_end && complete);
+}
+
+size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,
+		       uint64_t cutoff, uint64_t *events)
+{
+	struct fxt_sweep s = fxt_sweep_over(p, 0, words);
+	size_t kept = 0;
+	uint64_t ev = 0;
+	char why[200];
+	for (size_t n; !v->bad && s.at < words; s.at += n) {
+		size_t at = s.at;
+		uint64_t off = offset + at * 8, stamp;
+		n = fxt_sweep_peek(&s);
+		const struct known *k = known_slot(v, s.header);
+		int rc, event;
+		if (n && k->header == s.header && k->gen == v->gen) {
+			/* a call of a known header (3 words): only its stamps are new */
+			uint64_t start = p[at + 1], end = p[at + 2];
+			event = 1;
+			stamp = end > start ? end : start;	/* fxt_sweep_stamp() */
+			if (left_out(v, cutoff, stamp, 1))
+				continue;
+			rc = fxt_validator_add_complete(v->val, k->provider_id, k->thread, start, end,
+							offset + kept * 8);
+		} else {
+			unsigned type = (unsigned)fxt_field_get(FXT_RECORD_TYPE, s.header);
+			if (!provider_type(type)) {
+				snprintf(why, sizeof(why),
+					 "offset %" PRIu64 ": record type %u in a buffer", off, type);
+				fxt_vet_fail(v, why);
+				break;
+			}
+			/* a torn header (n 0) too: the strict reader says why */
+			struct fxt_record rec;
+			if (decode(v, p + at, n ? n : words - at, off, &rec, why, sizeof(why)) !=
+			    FXT_READ_RECORD) {
+				fxt_vet_fail(v, why);
+				break;
+			}
+			event = type == FXT_RT_EVENT;
+			stamp = fxt_sweep_stamp(&s, n);
+			if (left_out(v, cutoff, stamp,
+				     event && rec.u.event.event_type == FXT_ET_DURATION_COMPLETE))
+				continue;	/* left out: never fed to the validator */
+			rec.offset = offset + kept * 8;
+			rc = fxt_validator_add(v->val, &rec);
+		}
+		if (stamp > v->last_stamp)
+			v->last_stamp = stamp;
+		if (rc < 0) {
+			snprintf(why, sizeof(why), "offset %" PRIu64 ": %s", offset + kept * 8,
+				 rc == -EBADMSG ? fxt_validator_problem(v->val)->msg
+						: "out of memory");
+			fxt_vet_fail(v, why);
+			break;
+		}
+		ev += (uint64_t)event;
+		if (kept != at)
+			memmove(p + kept, p + at, n * 8);
+		kept += n;
+	}
+	*events = ev;
+	return kept;
+}
+
+int fxt_vet_finish(struct fxt_vet *v)
+{
+	if (v->bad)
+		return -1;
+	int rc = fxt_validator_finish(v->val);
+	if (!rc)
+		return 0;
+	fxt_vet_fail(v, rc == -EBADMSG ? fxt_validator_problem(v->val)->msg : "out of memory");
+	return -1;
+}
+
+void fxt_vet_skip_end(struct fxt_vet *v, uint64_t ticks)
+{
+	v->skip_end = ticks;
+}
+
+uint64_t fxt_vet_last_stamp(const struct fxt_vet *v)
+{
+	return v->last_stamp;
+}
+
+const char *fxt_vet_problem(const struct fxt_vet *v)
+{
+	return v->bad ? v->problem : NULL;
+}
