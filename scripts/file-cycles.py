@@ -62,8 +62,8 @@ def strip(text):
 
 
 def split_preprocessor(text):
-    """(code without preprocessor lines, included paths, macro bodies)."""
-    code, includes, macros = [], [], []
+    """(code without preprocessor lines, macro bodies)."""
+    code, macros = [], []
     lines = text.split("\n")
     i = 0
     while i < len(lines):
@@ -75,15 +75,12 @@ def split_preprocessor(text):
                 full = full[:-1] + " " + lines[i]
                 code.append("")
             code.append("")
-            m = re.match(r'\s*#\s*include\s*[<"]([^>"]+)[>"]', full)
-            if m:
-                includes.append(m.group(1))
-            elif re.match(r"\s*#\s*define\b", full):
+            if re.match(r"\s*#\s*define\b", full):
                 macros.append(full)
         else:
             code.append(line)
         i += 1
-    return "\n".join(code), includes, macros
+    return "\n".join(code), macros
 
 
 def drop_attributes(tokens):
@@ -180,8 +177,9 @@ def scan(code):
                 if "{}" in head:    # a type defined here: only declarators after it
                     head = head[len(head) - head[::-1].index("{}"):]
                     head = ["{}"] + head if head else []
-                is_proto = "(" in head and head[-1] == ")"
-                if head and not is_proto:
+                # not a prototype, an assertion or a type declared ahead (struct x;)
+                if head and "(" not in head and \
+                        not (len(head) > 1 and head[-2] in ("struct", "union", "enum")):
                     names = [s for s in head if ident(s)]
                     if names and len(head) > 1:
                         defined.add(names[-1])
@@ -211,7 +209,10 @@ def build(folder, root):
     for f in sorted(files):
         node = node_of(f, root)
         with open(f, encoding="utf-8", errors="replace") as fh:
-            code, incs, macros = split_preprocessor(strip(fh.read()))
+            raw = fh.read()
+        code, macros = split_preprocessor(strip(raw))
+        # quoted includes only (<...> are the system's), read before strings are blanked
+        incs = re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', raw, re.M)
         defined, refs = scan(code)
         for m in macros:   # a macro's body names what it calls
             body = re.sub(r"^\s*#\s*define\s+\w+(\([^)]*\))?", "", m)
