@@ -17,15 +17,23 @@
  *   W(file, name, via)   via: what the wrapper calls.
  * One name per line, in each file's order; keep exports.map in step (the ctest says where not).
  */
+/* The stdio calls wrapped twice with the same signatures, locked and _unlocked (suffix). */
+#define FXTP_STDIO(X, suffix)                                                                   \
+	X(log, int, fputs##suffix, NULL, const char *, void *)                                  \
+	X(log, size_t, fwrite##suffix, NULL, const void *, size_t, size_t, void *)              \
+	X(log, int, fputc##suffix, NULL, int, void *)                                           \
+	X(log, int, putc##suffix, NULL, int, void *)                                            \
+	X(log, int, putchar##suffix, NULL, int)
+
 #define FXTP_REAL(X)                                                                            \
-	X(flush, void, _exit, NULL, int)                                                         \
-	X(flush, void, _Exit, NULL, int)                                                         \
+	X(flush, void, _exit, NULL, int)                                                        \
+	X(flush, void, _Exit, NULL, int)                                                        \
 	X(fork, pid_t, fork, NULL, void)                                                        \
-	X(thread, int, pthread_setname_np, NULL, pthread_t, const char *)                      \
-	X(thread, int, prctl, NULL, int, unsigned long, unsigned long, unsigned long,          \
+	X(thread, int, pthread_setname_np, NULL, pthread_t, const char *)                       \
+	X(thread, int, prctl, NULL, int, unsigned long, unsigned long, unsigned long,           \
 	  unsigned long)                                                                        \
-	X(dispositions, int, sigaction, NULL, int, const void *, void *)                              \
-	X(dispositions, fxtp_sighandler *, signal, NULL, int, fxtp_sighandler *)                      \
+	X(dispositions, int, sigaction, NULL, int, const void *, void *)                        \
+	X(dispositions, fxtp_sighandler *, signal, NULL, int, fxtp_sighandler *)                \
 	X(nonlocal, __attribute__((noreturn)) void, longjmp, NULL, void *, int)                 \
 	X(nonlocal, __attribute__((noreturn)) void, _longjmp, NULL, void *, int)                \
 	X(nonlocal, __attribute__((noreturn)) void, siglongjmp, NULL, void *, int)              \
@@ -51,20 +59,12 @@
 	X(log, ssize_t, writev, NULL, int, const void *, int)                                   \
 	X(log, int, vfprintf, NULL, void *, const char *, __builtin_va_list)                    \
 	X(log, int, __vfprintf_chk, NULL, void *, int, const char *, __builtin_va_list)         \
-	X(log, int, fputs, NULL, const char *, void *)                                          \
+	FXTP_STDIO(X, )                                                                         \
 	X(log, int, puts, NULL, const char *)                                                   \
-	X(log, size_t, fwrite, NULL, const void *, size_t, size_t, void *)                      \
-	X(log, int, fputc, NULL, int, void *)                                                   \
-	X(log, int, putc, NULL, int, void *)                                                    \
-	X(log, int, putchar, NULL, int)                                                         \
 	X(log, void, vsyslog, NULL, int, const char *, __builtin_va_list)                       \
 	X(log, void, __vsyslog_chk, NULL, int, int, const char *, __builtin_va_list)            \
-	X(unload, int, dlclose, NULL, void *)                                                    \
-	X(log, int, fputs_unlocked, NULL, const char *, void *)                                 \
-	X(log, size_t, fwrite_unlocked, NULL, const void *, size_t, size_t, void *)             \
-	X(log, int, fputc_unlocked, NULL, int, void *)                                          \
-	X(log, int, putc_unlocked, NULL, int, void *)                                           \
-	X(log, int, putchar_unlocked, NULL, int)                                                \
+	X(unload, int, dlclose, NULL, void *)                                                   \
+	FXTP_STDIO(X, _unlocked)                                                                \
 	X(log, int, vdprintf, NULL, int, const char *, __builtin_va_list)                       \
 	X(log, int, __vdprintf_chk, NULL, int, int, const char *, __builtin_va_list)            \
 	X(log, void, perror, NULL, const char *)                                                \
@@ -77,7 +77,7 @@
 	X(exec, int, execve, NULL, const char *, char *const[], char *const[])                  \
 	X(exec, int, execvpe, NULL, const char *, char *const[], char *const[])                 \
 	X(exec, int, fexecve, NULL, int, char *const[], char *const[])                          \
-	X(exec, int, execveat, NULL, int, const char *, char *const[], char *const[], int)     \
+	X(exec, int, execveat, NULL, int, const char *, char *const[], char *const[], int)      \
 	X(fd, int, close, NULL, int)                                                            \
 	X(fd, int, dup2, NULL, int, int)                                                        \
 	X(fd, int, dup3, NULL, int, int, int)                                                   \

@@ -183,8 +183,10 @@ FXTP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cl
 	return rc;
 }
 
-/* sem_wait is a cancellation point even when it does not block (as glibc's). */
-FXTP_EXPORT int sem_wait(sem_t *s)
+/* The first step of sem_wait and sem_timedwait: a cancellation point even when it does not
+ * block (as glibc's), then sem_trywait. Returns 0 (taken), -1 (failed, errno set) or 1 (it
+ * would block: errno as the caller had it). */
+static inline int sem_try(sem_t *s)
 {
 	int saved = errno;
 	pthread_testcancel();
@@ -193,6 +195,14 @@ FXTP_EXPORT int sem_wait(sem_t *s)
 	if (errno != EAGAIN)
 		return -1;
 	errno = saved;
+	return 1;
+}
+
+FXTP_EXPORT int sem_wait(sem_t *s)
+{
+	int tried = sem_try(s);
+	if (tried <= 0)
+		return tried;
 	uint64_t start = fxtp_now();
 	if (!REAL(sem_wait)) {
 		errno = ENOSYS;
@@ -206,13 +216,9 @@ FXTP_EXPORT int sem_wait(sem_t *s)
 
 FXTP_EXPORT int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
-	int saved = errno;
-	pthread_testcancel();
-	if (__builtin_expect(sem_trywait(s) == 0, 1))
-		return 0;
-	if (errno != EAGAIN)
-		return -1;
-	errno = saved;
+	int tried = sem_try(s);
+	if (tried <= 0)
+		return tried;
 	uint64_t start = fxtp_now();
 	if (!REAL(sem_timedwait)) {
 		errno = ENOSYS;

@@ -144,15 +144,37 @@ static void log_format(enum stream s, const char *fmt, va_list ap1, va_list ap2)
 }
 
 #define REAL(fn) (fxtp_real_init(), fxtp_real.fn)
+/* The real fn, or return fail with errno ENOSYS from the wrapper (it cannot be found). */
+#define NEED_REAL(fn, fail)                      \
+	do {                                     \
+		if (!REAL(fn)) {                 \
+			errno = ENOSYS;          \
+			return fail;             \
+		}                                \
+	} while (0)
+
+/* A variadic call passed on to its va_list twin (FXTP_FORWARD in interposed.h): ret is int
+ * or void (then rc is unused), last the last named parameter. */
+#define FORWARD(ret, name, via, last, params, args) \
+	FXTP_EXPORT ret name params                 \
+	{                                           \
+		va_list ap;                         \
+		va_start(ap, last);                 \
+		FORWARD_##ret(via args);            \
+	}
+#define FORWARD_int(call)         \
+	int rc = call;            \
+	va_end(ap);               \
+	return rc
+#define FORWARD_void(call) \
+	call;              \
+	va_end(ap)
 
 /* ---- write, writev ---- */
 
 FXTP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	if (!REAL(write)) {
-		errno = ENOSYS;
-		return -1;
-	}
+	NEED_REAL(write, -1);
 	ssize_t rc = fxtp_real.write(fd, buf, n);
 	int s;
 	if (rc > 0 && (s = fd_stream(fd)) >= 0)
@@ -162,10 +184,7 @@ FXTP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 
 FXTP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	if (!REAL(writev)) {
-		errno = ENOSYS;
-		return -1;
-	}
+	NEED_REAL(writev, -1);
 	ssize_t rc = fxtp_real.writev(fd, iov, cnt);
 	int s;
 	if (rc > 0 && (s = fd_stream(fd)) >= 0)
@@ -177,47 +196,34 @@ FXTP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	return rc;
 }
 
-/* ---- stdio ---- */
+/* ---- printf-like calls: vfprintf, vdprintf, their _chk twins and what forwards to them ---- */
 
-FXTP_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-	int s = file_stream(f);
-	va_list a1, a2;
-	if (!REAL(vfprintf)) {
-		errno = ENOSYS;
-		return -1;
+/* One va_list printer: the real call (args), then, when it writes to a captured stream (s),
+ * its text formatted again from copies of ap and logged. */
+#define PRINTER(name, stream, params, args)                 \
+	FXTP_EXPORT int name params                         \
+	{                                                   \
+		int s = stream;                             \
+		va_list a1, a2;                             \
+		NEED_REAL(name, -1);                        \
+		if (s < 0)                                  \
+			return fxtp_real.name args;         \
+		va_copy(a1, ap);                            \
+		va_copy(a2, ap);                            \
+		int rc = fxtp_real.name args;               \
+		if (rc >= 0)                                \
+			log_format(s, fmt, a1, a2);         \
+		va_end(a1);                                 \
+		va_end(a2);                                 \
+		return rc;                                  \
 	}
-	if (s < 0)
-		return fxtp_real.vfprintf(f, fmt, ap);
-	va_copy(a1, ap);
-	va_copy(a2, ap);
-	int rc = fxtp_real.vfprintf(f, fmt, ap);
-	if (rc >= 0)
-		log_format(s, fmt, a1, a2);
-	va_end(a1);
-	va_end(a2);
-	return rc;
-}
 
-FXTP_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
-{
-	int s = file_stream(f);
-	va_list a1, a2;
-	if (!REAL(__vfprintf_chk)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (s < 0)
-		return fxtp_real.__vfprintf_chk(f, flag, fmt, ap);
-	va_copy(a1, ap);
-	va_copy(a2, ap);
-	int rc = fxtp_real.__vfprintf_chk(f, flag, fmt, ap);
-	if (rc >= 0)
-		log_format(s, fmt, a1, a2);
-	va_end(a1);
-	va_end(a2);
-	return rc;
-}
+PRINTER(vfprintf, file_stream(f), (FILE *f, const char *fmt, va_list ap), (f, fmt, ap))
+PRINTER(__vfprintf_chk, file_stream(f), (FILE *f, int flag, const char *fmt, va_list ap),
+	(f, flag, fmt, ap))
+PRINTER(vdprintf, fd_stream(fd), (int fd, const char *fmt, va_list ap), (fd, fmt, ap))
+PRINTER(__vdprintf_chk, fd_stream(fd), (int fd, int flag, const char *fmt, va_list ap),
+	(fd, flag, fmt, ap))
 
 FXTP_EXPORT int vprintf(const char *fmt, va_list ap)
 {
@@ -229,75 +235,31 @@ FXTP_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 	return __vfprintf_chk(stdout, flag, fmt, ap);
 }
 
-FXTP_EXPORT int fprintf(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vfprintf(f, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+FORWARD(int, fprintf, vfprintf, fmt, (FILE *f, const char *fmt, ...), (f, fmt, ap))
+FORWARD(int, printf, vfprintf, fmt, (const char *fmt, ...), (stdout, fmt, ap))
+FORWARD(int, __fprintf_chk, __vfprintf_chk, fmt, (FILE *f, int flag, const char *fmt, ...),
+	(f, flag, fmt, ap))
+FORWARD(int, __printf_chk, __vfprintf_chk, fmt, (int flag, const char *fmt, ...),
+	(stdout, flag, fmt, ap))
+FORWARD(int, dprintf, vdprintf, fmt, (int fd, const char *fmt, ...), (fd, fmt, ap))
+FORWARD(int, __dprintf_chk, __vdprintf_chk, fmt, (int fd, int flag, const char *fmt, ...),
+	(fd, flag, fmt, ap))
 
-FXTP_EXPORT int printf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+/* ---- stdio strings, items and bytes, locked and _unlocked (coreutils writes through the
+ * latter) ---- */
 
-FXTP_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+/* fputs: the string. */
+static int log_string(int rc, const char *str, FILE *f)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = __vfprintf_chk(f, flag, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-FXTP_EXPORT int __printf_chk(int flag, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = __vfprintf_chk(stdout, flag, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-FXTP_EXPORT int fputs(const char *str, FILE *f)
-{
-	if (!REAL(fputs)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	int rc = fxtp_real.fputs(str, f), s;
+	int s;
 	if (rc >= 0 && (s = file_stream(f)) >= 0)
 		log_bytes(s, str, strlen(str));
 	return rc;
 }
 
-FXTP_EXPORT int puts(const char *str)
+/* fwrite: the items written. */
+static size_t log_items(size_t rc, const void *p, size_t size, FILE *f)
 {
-	if (!REAL(puts)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	int rc = fxtp_real.puts(str), s;
-	if (rc >= 0 && (s = file_stream(stdout)) >= 0) {
-		log_bytes(s, str, strlen(str));
-		log_bytes(s, "\n", 1);
-	}
-	return rc;
-}
-
-FXTP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
-{
-	if (!REAL(fwrite)) {
-		errno = ENOSYS;
-		return 0;
-	}
-	size_t rc = fxtp_real.fwrite(p, size, n, f);
 	int s;
 	if (rc > 0 && size > 0 && (s = file_stream(f)) >= 0)
 		log_bytes(s, p, rc * size);
@@ -315,34 +277,35 @@ static int log_char(int rc, FILE *f)
 	return rc;
 }
 
-FXTP_EXPORT int fputc(int c, FILE *f)
-{
-	if (!REAL(fputc)) {
-		errno = ENOSYS;
-		return EOF;
+/* One stdio wrapper: the real call, logged by log (which makes it), or fail when there is no
+ * real function. */
+#define STDIO(ret, name, fail, params, log) \
+	FXTP_EXPORT ret name params         \
+	{                                   \
+		NEED_REAL(name, fail);      \
+		return log;                 \
 	}
-	return log_char(fxtp_real.fputc(c, f), f);
-}
+#define STDIO_ALL(suffix)                                                                      \
+	STDIO(int, fputs##suffix, EOF, (const char *str, FILE *f),                              \
+	      log_string(fxtp_real.fputs##suffix(str, f), str, f))                              \
+	STDIO(size_t, fwrite##suffix, 0, (const void *p, size_t size, size_t n, FILE *f),      \
+	      log_items(fxtp_real.fwrite##suffix(p, size, n, f), p, size, f))                   \
+	STDIO(int, fputc##suffix, EOF, (int c, FILE *f), log_char(fxtp_real.fputc##suffix(c, f), f)) \
+	STDIO(int, putc##suffix, EOF, (int c, FILE *f), log_char(fxtp_real.putc##suffix(c, f), f))   \
+	STDIO(int, putchar##suffix, EOF, (int c), log_char(fxtp_real.putchar##suffix(c), stdout))
 
-FXTP_EXPORT int putc(int c, FILE *f)
+STDIO_ALL()
+
+FXTP_EXPORT int puts(const char *str)
 {
-	if (!REAL(putc)) {
-		errno = ENOSYS;
-		return EOF;
+	NEED_REAL(puts, EOF);
+	int rc = fxtp_real.puts(str), s;
+	if (rc >= 0 && (s = file_stream(stdout)) >= 0) {
+		log_bytes(s, str, strlen(str));
+		log_bytes(s, "\n", 1);
 	}
-	return log_char(fxtp_real.putc(c, f), f);
+	return rc;
 }
-
-FXTP_EXPORT int putchar(int c)
-{
-	if (!REAL(putchar)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	return log_char(fxtp_real.putchar(c), stdout);
-}
-
-/* ---- the _unlocked stdio calls (coreutils writes through them) ---- */
 
 /* glibc's headers may make these macros or inlines; the exported functions are what we wrap. */
 #undef fputs_unlocked
@@ -351,117 +314,7 @@ FXTP_EXPORT int putchar(int c)
 #undef putc_unlocked
 #undef putchar_unlocked
 
-FXTP_EXPORT int fputs_unlocked(const char *str, FILE *f)
-{
-	if (!REAL(fputs_unlocked)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	int rc = fxtp_real.fputs_unlocked(str, f), s;
-	if (rc >= 0 && (s = file_stream(f)) >= 0)
-		log_bytes(s, str, strlen(str));
-	return rc;
-}
-
-FXTP_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
-{
-	if (!REAL(fwrite_unlocked)) {
-		errno = ENOSYS;
-		return 0;
-	}
-	size_t rc = fxtp_real.fwrite_unlocked(p, size, n, f);
-	int s;
-	if (rc > 0 && size > 0 && (s = file_stream(f)) >= 0)
-		log_bytes(s, p, rc * size);
-	return rc;
-}
-
-FXTP_EXPORT int fputc_unlocked(int c, FILE *f)
-{
-	if (!REAL(fputc_unlocked)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	return log_char(fxtp_real.fputc_unlocked(c, f), f);
-}
-
-FXTP_EXPORT int putc_unlocked(int c, FILE *f)
-{
-	if (!REAL(putc_unlocked)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	return log_char(fxtp_real.putc_unlocked(c, f), f);
-}
-
-FXTP_EXPORT int putchar_unlocked(int c)
-{
-	if (!REAL(putchar_unlocked)) {
-		errno = ENOSYS;
-		return EOF;
-	}
-	return log_char(fxtp_real.putchar_unlocked(c), stdout);
-}
-
-/* ---- dprintf ---- */
-
-FXTP_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
-{
-	va_list a1, a2;
-	int s = fd_stream(fd);
-	if (!REAL(vdprintf)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (s < 0)
-		return fxtp_real.vdprintf(fd, fmt, ap);
-	va_copy(a1, ap);
-	va_copy(a2, ap);
-	int rc = fxtp_real.vdprintf(fd, fmt, ap);
-	if (rc >= 0)
-		log_format(s, fmt, a1, a2);
-	va_end(a1);
-	va_end(a2);
-	return rc;
-}
-
-FXTP_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
-{
-	va_list a1, a2;
-	int s = fd_stream(fd);
-	if (!REAL(__vdprintf_chk)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (s < 0)
-		return fxtp_real.__vdprintf_chk(fd, flag, fmt, ap);
-	va_copy(a1, ap);
-	va_copy(a2, ap);
-	int rc = fxtp_real.__vdprintf_chk(fd, flag, fmt, ap);
-	if (rc >= 0)
-		log_format(s, fmt, a1, a2);
-	va_end(a1);
-	va_end(a2);
-	return rc;
-}
-
-FXTP_EXPORT int dprintf(int fd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vdprintf(fd, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-FXTP_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = __vdprintf_chk(fd, flag, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+STDIO_ALL(_unlocked)
 
 /* ---- perror, error(), err.h: glibc writes their text through its internal stdio, which no
  * wrapper sees: the same text is logged here, before the real call (error and err may exit) ---- */
@@ -613,21 +466,8 @@ FXTP_EXPORT void vwarnx(const char *fmt, va_list ap)
 		fxtp_real.vwarnx(fmt, ap);
 }
 
-FXTP_EXPORT void warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vwarn(fmt, ap);
-	va_end(ap);
-}
-
-FXTP_EXPORT void warnx(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vwarnx(fmt, ap);
-	va_end(ap);
-}
+FORWARD(void, warn, vwarn, fmt, (const char *fmt, ...), (fmt, ap))
+FORWARD(void, warnx, vwarnx, fmt, (const char *fmt, ...), (fmt, ap))
 
 FXTP_EXPORT void verr(int status, const char *fmt, va_list ap)
 {
@@ -661,55 +501,37 @@ FXTP_EXPORT void errx(int status, const char *fmt, ...)
 
 /* ---- syslog ---- */
 
-/* Logs a syslog message (ap1/ap2 consumed), keeping errno for the real call's %m. */
-static void log_syslog(const char *fmt, va_list ap1, va_list ap2)
+/* Logs a syslog message (from copies of ap), keeping errno for the real call's %m. */
+static void log_syslog(const char *fmt, va_list ap)
 {
 	if (!(enabled >> S_SYSLOG & 1) || !fxtp_running())
 		return;
-	log_format(S_SYSLOG, fmt, ap1, ap2);
+	va_list a1, a2;
+	va_copy(a1, ap);
+	va_copy(a2, ap);
+	log_format(S_SYSLOG, fmt, a1, a2);
+	va_end(a1);
+	va_end(a2);
 	log_bytes(S_SYSLOG, "\n", 1);	/* a message is a line */
 }
 
 FXTP_EXPORT void vsyslog(int pri, const char *fmt, va_list ap)
 {
-	va_list a1, a2;
-	va_copy(a1, ap);
-	va_copy(a2, ap);
-	log_syslog(fmt, a1, a2);
-	va_end(a1);
-	va_end(a2);
+	log_syslog(fmt, ap);
 	if (REAL(vsyslog))
 		fxtp_real.vsyslog(pri, fmt, ap);
 }
 
 FXTP_EXPORT void __vsyslog_chk(int pri, int flag, const char *fmt, va_list ap)
 {
-	va_list a1, a2;
-	va_copy(a1, ap);
-	va_copy(a2, ap);
-	log_syslog(fmt, a1, a2);
-	va_end(a1);
-	va_end(a2);
+	log_syslog(fmt, ap);
 	if (REAL(__vsyslog_chk))
 		fxtp_real.__vsyslog_chk(pri, flag, fmt, ap);
 }
 
-FXTP_EXPORT void syslog(int pri, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsyslog(pri, fmt, ap);
-	va_end(ap);
-}
-
-FXTP_EXPORT void __syslog_chk(int pri, int flag, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	__vsyslog_chk(pri, flag, fmt, ap);
-	va_end(ap);
-}
-
+FORWARD(void, syslog, vsyslog, fmt, (int pri, const char *fmt, ...), (pri, fmt, ap))
+FORWARD(void, __syslog_chk, __vsyslog_chk, fmt, (int pri, int flag, const char *fmt, ...),
+	(pri, flag, fmt, ap))
 /* FXT_LOG and FXT_LOG_EVENTS, as read by fxtp_init (common/options.c); called by it (log.h).
  * Captured only while tracing runs (fd_stream, file_stream): a registered process starts idle. */
 void fxtp_log_init(void)

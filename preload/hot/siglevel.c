@@ -26,30 +26,23 @@
 #define LEVEL_STACK_BYTES (16u * 1024u) /* a level's first shadow stack: 512 frames; grows */
 #define QUEUE_BYTES (FXTP_DEFER * sizeof(struct fxtp_deferred))
 
+/* The fields a level swaps (struct fxtp_sigstate), in the order restore() writes them: the
+ * guard, then limit last. */
+#define SIGSTATE_FIELDS(F) \
+	F(top) F(base) F(end) F(depth_cap) F(below) F(w) F(nonlocal) F(in_tracer) F(limit)
+
 static void save(const struct fxtp_thread *t, struct fxtp_sigstate *s)
 {
-	s->top = t->top;
-	s->limit = t->limit;
-	s->base = t->base;
-	s->end = t->end;
-	s->depth_cap = t->depth_cap;
-	s->below = t->below;
-	s->w = t->w;
-	s->in_tracer = t->in_tracer;
-	s->nonlocal = t->nonlocal;
+#define SAVE(field) s->field = t->field;
+	SIGSTATE_FIELDS(SAVE)
+#undef SAVE
 }
 
 static void restore(struct fxtp_thread *t, const struct fxtp_sigstate *s)
 {
-	t->top = s->top;
-	t->base = s->base;
-	t->end = s->end;
-	t->depth_cap = s->depth_cap;
-	t->below = s->below;
-	t->w = s->w;
-	t->nonlocal = s->nonlocal;
-	t->in_tracer = s->in_tracer;
-	t->limit = s->limit;
+#define RESTORE(field) t->field = s->field;
+	SIGSTATE_FIELDS(RESTORE)
+#undef RESTORE
 }
 
 /* Makes level l's state current (l->base mapped): an empty stack whose sentinel frame never

@@ -180,62 +180,45 @@ static void after(struct exec_state *st)
 	errno = saved;
 }
 
-FXTP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-	struct exec_state st;
-	char *const *env = before(&st, path, envp);
-	int rc = fxtp_real.execve ? fxtp_real.execve(path, argv, env)
-				  : (int)syscall(SYS_execve, path, argv, env);
-	after(&st);
-	return rc;
-}
+/* One exec wrapper: the exit flush and the next image's environment before (before(), what
+ * names the program), the real call (env: the environment to pass; ENOSYS or the raw system
+ * call when the real function is missing), and tracing taken up again when it returns (a
+ * failed exec: after()). */
+#define EXEC(name, what, params, call)                               \
+	FXTP_EXPORT int name params                                  \
+	{                                                            \
+		struct exec_state st;                                \
+		char *const *env = before(&st, what, envp);          \
+		int rc = call;                                       \
+		after(&st);                                          \
+		return rc;                                           \
+	}
+/* The real function, or -1 with errno ENOSYS. */
+#define REAL_OR_ENOSYS(name, args) (fxtp_real.name ? fxtp_real.name args : (errno = ENOSYS, -1))
+
+EXEC(execve, path, (const char *path, char *const argv[], char *const envp[]),
+     fxtp_real.execve ? fxtp_real.execve(path, argv, env)
+		      : (int)syscall(SYS_execve, path, argv, env))
 
 FXTP_EXPORT int execv(const char *path, char *const argv[])
 {
 	return execve(path, argv, environ);
 }
 
-FXTP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	struct exec_state st;
-	char *const *env = before(&st, file, envp);
-	int rc = -1;
-	if (fxtp_real.execvpe)
-		rc = fxtp_real.execvpe(file, argv, env);
-	else
-		errno = ENOSYS;
-	after(&st);
-	return rc;
-}
+EXEC(execvpe, file, (const char *file, char *const argv[], char *const envp[]),
+     REAL_OR_ENOSYS(execvpe, (file, argv, env)))
 
 FXTP_EXPORT int execvp(const char *file, char *const argv[])
 {
 	return execvpe(file, argv, environ);
 }
 
-FXTP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	struct exec_state st;
-	char *const *env = before(&st, argv[0] ? argv[0] : "(fexecve)", envp);
-	int rc = -1;
-	if (fxtp_real.fexecve)
-		rc = fxtp_real.fexecve(fd, argv, env);
-	else
-		errno = ENOSYS;
-	after(&st);
-	return rc;
-}
-
-FXTP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
-			 int flags)
-{
-	struct exec_state st;
-	char *const *env = before(&st, path, envp);
-	int rc = fxtp_real.execveat ? fxtp_real.execveat(dirfd, path, argv, env, flags)
-				    : (int)syscall(SYS_execveat, dirfd, path, argv, env, flags);
-	after(&st);
-	return rc;
-}
+EXEC(fexecve, argv[0] ? argv[0] : "(fexecve)", (int fd, char *const argv[], char *const envp[]),
+     REAL_OR_ENOSYS(fexecve, (fd, argv, env)))
+EXEC(execveat, path,
+     (int dirfd, const char *path, char *const argv[], char *const envp[], int flags),
+     fxtp_real.execveat ? fxtp_real.execveat(dirfd, path, argv, env, flags)
+			: (int)syscall(SYS_execveat, dirfd, path, argv, env, flags))
 
 /* Arguments of execl/execle/execlp counted, then copied into a stack array (no allocation: the
  * caller may be a vfork child), as glibc does. */

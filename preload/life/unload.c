@@ -13,6 +13,7 @@
 #include "preload/hot/names.h"
 #include "preload/hot/thread.h"
 #include "preload/sampling/sampler.h"
+#include "symbolizer/symbolizer.h"
 
 #define MAX_OBJECTS 1024u		/* loaded objects compared around one dlclose */
 
@@ -31,19 +32,8 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	struct objects *s = data;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t align = ph->p_align ? ph->p_align : 1;
-		uintptr_t a = info->dlpi_addr + (ph->p_vaddr & ~(align - 1));
-		if (a < lo)
-			lo = a;
-		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-	}
-	if (hi <= lo || s->n == MAX_OBJECTS)
+	uintptr_t lo, hi;
+	if (fxt_object_span(info, &lo, &hi) < 0 || s->n == MAX_OBJECTS)
 		return 0;
 	uint32_t path = 0;
 	size_t len = info->dlpi_name ? strlen(info->dlpi_name) : 0;

@@ -1,5 +1,5 @@
 /* The provider thread of a process registered with the trace manager service (common/
- * manager-link.h, the Fuchsia Tracing System Design's TraceRegistry): it finds the runtime
+ * registry.h, the Fuchsia Tracing System Design's TraceRegistry): it finds the runtime
  * directory, connects to registry.sock (a manager of this user only: SO_PEERCRED), says HELLO
  * and serves START and STOP; with no manager yet it sleeps on inotify until the socket appears
  * (no polling wakeups). START is vetted field by field (a bad message closes the connection);
@@ -40,6 +40,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/peer.h"
 #include "common/options.h"
 #include "common/protocol.h"
 #include "common/registry.h"
@@ -106,9 +107,7 @@ static int connect_to(const char *dir)
 			close(fd);
 		return rc;
 	}
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.uid != getuid()) {
+	if (!fxt_peer_same_user(fd, NULL)) {
 		close(fd);
 		return -EPERM;
 	}
