@@ -1,6 +1,7 @@
 /* Per-thread life of the tracer: setup on a thread's first hook (shadow stack, thread index,
  * chunk writer, kernel object record with its name), the registry of live threads used by the
- * exit and crash flush, release through a pthread_key_create destructor, the count of the
+ * exit and crash flush (every thread's open frames closed through it: fxtp_threads_close, also
+ * for a STOP and a stop trigger's pause), release through a pthread_key_create destructor, the count of the
  * program's threads alive (its last one ends the tracer's own threads), and the name wrappers
  * (pthread_setname_np, prctl(PR_SET_NAME)) that re-emit the thread's kernel object record.
  * Thread indexes 1..255: an index's first thread gets its thread record in the durable area;

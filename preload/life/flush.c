@@ -1,5 +1,5 @@
-/* The end of recording: the exit flush (destructor, _exit/_Exit wrappers, fatal signals, exec),
- * a manager's STOP and a stop trigger's pause: close open frames, settle records in flight,
+/* The end of recording: the exit flush (destructor, _exit/_Exit wrappers, fatal signals, exec)
+ * and a manager's STOP: close open frames (every thread's: thread.c), settle records in flight,
  * end samples and context switches, calibrate ticks per second over the whole run, finish the
  * standalone archive in place and rename it. The first caller wins; the tracer never changes
  * the program's output, status or errno. */
