@@ -1,5 +1,5 @@
 /* How fxtrun forwards a signal to the program (launcher/cmd/record.c) so that the program's
- * preload (preload/signal.c) can tell a forward from the signal itself: rt_sigqueueinfo with
+ * preload (preload/life/dispositions.c) can tell a forward from the signal itself: rt_sigqueueinfo with
  * si_code SI_QUEUE and si_value FXT_FORWARD_TAG | the original sender's pid. A forward of a
  * signal the program got from the same sender (a process-group kill that reached both; the
  * forward may arrive first) is dropped there, so the program sees each signal once.

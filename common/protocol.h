@@ -1,5 +1,5 @@
 /* The contract between the trace manager (fxtrun, launcher/manager/manager.c) and each provider (the
- * preload, preload/provider.c): the environment fxtrun sets, the session directory layout, the
+ * preload, preload/transport/provider.c): the environment fxtrun sets, the session directory layout, the
  * FIFO packets of the Fuchsia Tracing System Design ("Trace Manager/Provider FIFO Protocol")
  * carried over an AF_UNIX SOCK_SEQPACKET connection (the buffer itself, word 0 of chunks included,
  * is writer/buffer.h's contract). Both sides include this header; a change here bumps the protocol

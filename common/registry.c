@@ -1,7 +1,7 @@
 /* The manager service's packets vetted (common/registry.h): one function for the four
  * directions, each type's rule in one place (its exact size, its strings, its counts and
  * ranges). Pure: no I/O, no allocation, no global state; used by the manager and its clients
- * (launcher/manager/msg.c carries the packets) and by the provider (preload/registry.c), and fed
+ * (launcher/manager/msg.c carries the packets) and by the provider (preload/transport/manager-link.c), and fed
  * directly by the fuzzer. A packet that breaks a rule is refused whole. */
 /* SPDX-License-Identifier: MIT */
 #include "common/registry.h"

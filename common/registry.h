@@ -1,7 +1,7 @@
 /* The contract of the per-user trace manager service (`fxt manager`, launcher/service/loop.c): its
  * runtime directory, and the messages of its two sockets, after the Fuchsia Tracing System
  * Design's TraceRegistry (providers register and wait) and TraceController (clients list, start,
- * stop and snapshot). Providers (preload/registry.c) speak on the registry socket; clients (`fxt
+ * stop and snapshot). Providers (preload/transport/manager-link.c) speak on the registry socket; clients (`fxt
  * list|record|start|stop|snapshot`) on the control socket. Once a trace starts, a provider gets
  * its buffer in the session directory named by START and follows common/protocol.h (STARTED /
  * SAVE_BUFFER / BUFFER_SAVED) with the session's own socket, exactly as under fxtrun.

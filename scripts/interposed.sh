@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The interposed functions, from the one table in preload/interposed.h (read through the C
+# The interposed functions, from the one table in preload/base/interposed.h (read through the C
 # preprocessor, so what is listed is what compiles). Modes:
 #   --print  the markdown list for docs/ARCHITECTURE.md on stdout;
 #   --write  that list into docs/ARCHITECTURE.md between its interposed:begin/end markers;
@@ -18,7 +18,7 @@ end='<!-- interposed:end -->'
 
 # One line per entry: "name file via" (via "real": calls fxtp_real.name), in table order.
 entries() {
-	printf '%s\n' '#include "preload/interposed.h"' \
+	printf '%s\n' '#include "preload/base/interposed.h"' \
 		'#define X(file, ret, name, version, ...) @@ name file real' \
 		'#define W(file, name, via) @@ name file via' 'FXTP_REAL(X)' 'FXTP_FORWARD(W)' |
 		"$cc" -E -P -I. -x c - | tr -s ' \n' ' ' | sed 's/@@/\n@@/g' |
@@ -29,13 +29,16 @@ list() {
 	local e
 	e=$(entries)
 	echo "$begin"
-	echo "| file | wraps (calls the real function, resolved in \`real.c\`) | forwards to one of ours |"
+	echo "| file | wraps (calls the real function, resolved in \`base/real.c\`) | forwards to one of ours |"
 	echo "| --- | --- | --- |"
 	for f in $(awk '{print $2}' <<<"$e" | awk '!seen[$0]++'); do
 		local real fwd
 		real=$(awk -v f="$f" '$2 == f && $3 == "real" {printf "%s`%s`", n++ ? ", " : "", $1}' <<<"$e")
 		fwd=$(awk -v f="$f" '$2 == f && $3 != "real" {printf "%s`%s` → `%s`", n++ ? ", " : "", $1, $3}' <<<"$e")
-		echo "| \`$f.c\` | ${real:-—} | ${fwd:-—} |"
+		local path
+		path=$(cd preload && ls -- */"$f.c" 2>/dev/null) ||
+			{ echo "interposed: no preload/*/$f.c for the table's file $f" >&2; exit 1; }
+		echo "| \`$path\` | ${real:-—} | ${fwd:-—} |"
 	done
 	echo "$end"
 }
@@ -55,12 +58,12 @@ case $mode in
 	map=$(sed -n '/global:/,/local:/p' preload/exports.map | grep -o '^[[:space:]]*[A-Za-z_][A-Za-z0-9_*]*;' |
 		tr -d ' \t;' | grep -v '^__cyg_profile_func_\|^fxt_api_\*$' | sort)
 	if [ "$table" != "$map" ]; then
-		echo "interposed: preload/exports.map and preload/interposed.h differ (< table only, > map only):"
+		echo "interposed: preload/exports.map and preload/base/interposed.h differ (< table only, > map only):"
 		diff <(echo "$table") <(echo "$map") | grep '^[<>]' || true
 		bad=1
 	fi
 	if [ "$(list)" != "$(sed -n "\|^$begin\$|,\|^$end\$|p" "$docs")" ]; then
-		echo "interposed: $docs does not hold the list of preload/interposed.h: run scripts/interposed.sh --write"
+		echo "interposed: $docs does not hold the list of preload/base/interposed.h: run scripts/interposed.sh --write"
 		bad=1
 	fi
 	[ $bad = 0 ] && echo "interposed: $(wc -l <<<"$table") names agree in the table, exports.map and $docs"

@@ -13,6 +13,7 @@
 
 #include "common/grow.h"
 #include "symbolizer/internal.h"
+#include "symbolizer/symbolizer.h"
 
 /* Path of the main program: dl_iterate_phdr names it "". */
 static char *exe_path(void)
@@ -49,18 +50,9 @@ struct scan {
 	int err;
 };
 
-static int add_object(struct dl_phdr_info *info, size_t size, void *data)
+int fxt_object_span(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
-	struct scan *s = data;
-	struct fxt_modmap *map = s->map;
-	uintptr_t lo = 0, hi = 0;
-	int first = s->seen++ == 0;
-
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
-		map->adds = info->dlpi_adds;
-		map->subs = info->dlpi_subs;
-	}
-	/* lo: the first PT_LOAD page-aligned, as libdwfl computes a module's start. */
+	*lo = *hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
@@ -68,12 +60,26 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 		uintptr_t align = ph->p_align ? ph->p_align : 1;
 		uintptr_t start = info->dlpi_addr + (ph->p_vaddr & ~(align - 1));
 		uintptr_t end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-		if (!hi)
-			lo = start;
-		if (end > hi)
-			hi = end;
+		if (!*hi)
+			*lo = start;
+		if (end > *hi)
+			*hi = end;
 	}
-	if (hi <= lo)
+	return *hi > *lo ? 0 : -1;
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *s = data;
+	struct fxt_modmap *map = s->map;
+	uintptr_t lo, hi;
+	int first = s->seen++ == 0;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		map->adds = info->dlpi_adds;
+		map->subs = info->dlpi_subs;
+	}
+	if (fxt_object_span(info, &lo, &hi) < 0)
 		return 0;
 	char *path = object_path(info, first);
 	if (!path)

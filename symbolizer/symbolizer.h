@@ -67,4 +67,10 @@ void fxt_sym_refresh(struct fxt_sym *sym);
  * Fails: never. Not thread-safe with respect to sym. */
 void fxt_sym_free(struct fxt_sym *sym);
 
+struct dl_phdr_info;
+/* The span [*lo, *hi) of a loaded object's PT_LOAD segments (dl_iterate_phdr's info), lo the
+ * first segment's page-aligned start, as libdwfl computes a module's start. Returns 0, or -1
+ * when it has none. Async-signal-safe. */
+int fxt_object_span(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+
 #endif

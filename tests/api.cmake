@@ -1,4 +1,4 @@
-# Tests of <fxt/trace.h> (hand instrumentation) and preload/api.c: tests/progs/api-all.c and
+# Tests of <fxt/trace.h> (hand instrumentation) and preload/events/api.c: tests/progs/api-all.c and
 # api-all.cpp use every macro; each is also built with NTRACE and with the macros stripped
 # (tests/api/strip-trace.pl). Without the tracer all builds must print the same; NTRACE builds
 # must reference no tracer symbol. With libfxtauto.so preloaded, tests/api/api-check compares

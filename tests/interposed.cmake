@@ -1,5 +1,5 @@
 # The interposed functions: preload/exports.map and docs/ARCHITECTURE.md name the functions of
-# the table in preload/interposed.h (scripts/interposed.sh reads it through the preprocessor).
+# the table in preload/base/interposed.h (scripts/interposed.sh reads it through the preprocessor).
 find_program(BASH bash)
 if(BASH)
 	add_test(NAME interposed-list

@@ -1,4 +1,4 @@
-# Threads, locks and logs recorded by libfxtauto.so (preload/lock.c, log.c, uobj.c): the
+# Threads, locks and logs recorded by libfxtauto.so (preload/events/lock.c, log.c, uobj.c): the
 # tests/progs/k-* programs run untraced and traced by tests/locks/check.py, which compares
 # their output and checks the archive's content through `fxt dump`; plus an unmodified Debian
 # threaded binary. Python runs the checks; the programs are built instrumented (gcc -O2).
@@ -43,7 +43,7 @@ find_program(FXT_XZ xz)
 if(FXT_XZ)
 	add_test(NAME locks-debian-xz COMMAND ${CMAKE_COMMAND} -E env ${FXT_LOCKS_ENV}
 		${FXT_LOCKS_CHECK} threaded ${FXT_XZ} -T2 --block-size=4096 -3 -c
-		${CMAKE_SOURCE_DIR}/preload/api.c)
+		${CMAKE_SOURCE_DIR}/preload/events/api.c)
 	set_tests_properties(locks-debian-xz PROPERTIES LABELS "e2e;nosan" TIMEOUT 60)
 endif()
 # glibc's own stderr writers (perror, error, error_at_line, err.h, dprintf: libc-internal

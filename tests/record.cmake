@@ -16,16 +16,16 @@ endforeach()
 target_include_directories(rprog-r-scribble PRIVATE ${PROJECT_SOURCE_DIR}	# writer/buffer.h
 	${PROJECT_SOURCE_DIR}/include)	# fxt/format.h, which writer/fields.h includes
 
-# The circular and streaming chunk policies of preload/provider.c, without a manager.
-fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/provider.c
-	${PROJECT_SOURCE_DIR}/preload/grow.c ${PROJECT_SOURCE_DIR}/preload/fd.c
-	${PROJECT_SOURCE_DIR}/preload/real.c
+# The circular and streaming chunk policies of preload/transport/provider.c, without a manager.
+fxt_unit_test(test-provider unit/test-provider.c ${PROJECT_SOURCE_DIR}/preload/transport/provider.c
+	${PROJECT_SOURCE_DIR}/preload/transport/grow.c ${PROJECT_SOURCE_DIR}/preload/base/fd.c
+	${PROJECT_SOURCE_DIR}/preload/base/real.c
 	${PROJECT_SOURCE_DIR}/common/options.c
 	LIBS fxt_writer)
 add_test(NAME test-provider-streaming COMMAND test-provider streaming)
-# Backing a file-backed buffer (preload/grow.c): takers' steps and the grower's, populated whole.
-fxt_unit_test(test-grow unit/test-grow.c ${PROJECT_SOURCE_DIR}/preload/grow.c
-	${PROJECT_SOURCE_DIR}/preload/fd.c ${PROJECT_SOURCE_DIR}/preload/real.c LIBS fxt_writer)
+# Backing a file-backed buffer (preload/transport/grow.c): takers' steps and the grower's, populated whole.
+fxt_unit_test(test-grow unit/test-grow.c ${PROJECT_SOURCE_DIR}/preload/transport/grow.c
+	${PROJECT_SOURCE_DIR}/preload/base/fd.c ${PROJECT_SOURCE_DIR}/preload/base/real.c LIBS fxt_writer)
 set_tests_properties(test-provider test-provider-streaming test-grow PROPERTIES LABELS tsan)
 
 # r-leaf linked statically: LD_PRELOAD cannot reach it, fxtrun must say so (sanitizer runtimes

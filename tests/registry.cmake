@@ -1,4 +1,4 @@
-# The provider side of the manager service (preload/registry.c, FXT_REGISTER=1): reg-driver
+# The provider side of the manager service (preload/transport/manager-link.c, FXT_REGISTER=1): reg-driver
 # plays the manager with fxtrun's own manager code (a static library of launcher/manager/manager.c,
 # saver.c, vet.c, session.c, msg.c and accept.c, built here for the tests only) and drives g-reg, a program
 # told what to call; registry.bats checks the archives with exact counts. LABELS nosan: the

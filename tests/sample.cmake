@@ -1,4 +1,4 @@
-# Sampled call stacks (preload/sample.c, samples.c): programs built WITHOUT instrumentation run
+# Sampled call stacks (preload/sampling/sampler.c, sample-records.c): programs built WITHOUT instrumentation run
 # under LD_PRELOAD with FXT_SAMPLE; m-check reads each archive back with the reader (valid,
 # raw stacks, slices, and the claims of each test). LABELS nosan: the sampled programs run the
 # release library, and the fractions need an unsanitized workload.

@@ -1,4 +1,4 @@
-# Scheduling records (preload/sched.c, fxtrun --sched): c-sched's threads spin, sleep, block on
+# Scheduling records (preload/sampling/sched.c, fxtrun --sched): c-sched's threads spin, sleep, block on
 # a mutex and on a pipe; run.sh checks the archive (fxt check), the on-CPU fractions fxt report
 # computes against the threads' CPU clocks, and the switch counts against /proc. LABELS nosan:
 # the fractions need an unsanitized workload, and perf_event must be allowed (paranoid <= 2).

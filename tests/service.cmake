@@ -1,7 +1,7 @@
 # The manager service (`fxt manager`, fxt list/record/start/stop/snapshot): its packet vetting
 # (test-msg), and tests/bats/service.bats driving the real manager with fake providers
 # (tests/service/fake-provider.c: the provider side of common/registry.h made with the writer
-# library, as preload/provider.c makes its buffer) and off-contract packets (svc-poke).
+# library, as preload/transport/provider.c makes its buffer) and off-contract packets (svc-poke).
 fxt_unit_test(test-msg unit/test-msg.c ${PROJECT_SOURCE_DIR}/common/registry.c)
 foreach(tool fake-provider svc-poke)
 	add_executable(${tool} service/${tool}.c ${PROJECT_SOURCE_DIR}/launcher/manager/msg.c

@@ -128,7 +128,7 @@ uint64_t *fxt_buf_durable_reserve(struct fxt_buf *b, uint32_t words)
 uint64_t *fxt_buf_chunk_take(struct fxt_buf *b)
 {
 	if (b->policy)
-		return b->policy->take(b);	/* circular / streaming (preload/provider.c) */
+		return b->policy->take(b);	/* circular / streaming (preload/transport/provider.c) */
 	struct fxt_buf_hdr *h = b->hdr;
 	uint64_t seq = atomic_fetch_add_explicit(&h->next_chunk, 1, memory_order_relaxed);
 	if (seq >= h->nchunks) {

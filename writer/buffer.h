@@ -62,7 +62,7 @@ enum fxt_buf_drop_reason {
 	FXT_DROP_FILE_SIZE = 1u << 8,	/* the buffer file reached RLIMIT_FSIZE (EFBIG) */
 	FXT_DROP_CUT = 1u << 9,		/* a snapshot of a running process: its calls open at the
 					 * cut are not in it (nothing was lost), but a snapshot
-					 * trigger's thread's chain (preload/trigger.c) */
+					 * trigger's thread's chain (preload/transport/trigger.c) */
 	FXT_DROP_MANAGER_KILLED = 1u << 10, /* the trace manager was killed: what it had not saved
 					   * is lost (fxt recover of its archive says so) */
 };
@@ -111,7 +111,7 @@ struct fxt_buf_hdr {
 	uint32_t ppid;			/* 0, or the writer's parent pid, stored before sharing (a
 					 * manager may see a short process only after it was reaped) */
 	/* End (offset in the mapping) of the chunk area backed by storage (fallocate), grown
-	 * ahead of the chunks taken (preload/grow.c); a chunk is handed out only once it lies
+	 * ahead of the chunks taken (preload/transport/grow.c); a chunk is handed out only once it lies
 	 * below; chunks_off until the first. 0: a buffer that is not grown. release/acquire. */
 	_Atomic uint64_t backed;
 	/* The same for the durable area (grown as records are reserved); 0: not grown. */
@@ -121,10 +121,10 @@ struct fxt_buf_hdr {
 	_Atomic uint32_t open_overflow;	/* growing: a chunk was taken with the open-chunk table
 					 * full (writer/outfile.h): finishing scans every chunk */
 	/* Standalone: who takes FXT_OUTPUT among the processes this one started (the word of
-	 * preload/outname.c, shared by them through this page). */
+	 * preload/transport/outname.c, shared by them through this page). */
 	_Atomic uint64_t name_tree;
 	/* The ticks of the snapshot trigger this writer fired (0: none): its thread's open calls
-	 * were written ending then, for that snapshot's archive only (preload/trigger.c); any
+	 * were written ending then, for that snapshot's archive only (preload/transport/trigger.c); any
 	 * other save of the buffer leaves out the complete events ending exactly then. */
 	_Atomic uint64_t snapshot_cut;
 };
@@ -156,7 +156,7 @@ static inline uint64_t fxt_chunk_word_seq(uint64_t w)
 
 struct fxt_buf;
 
-/* Chunk policy of the circular, streaming and growing modes (preload/provider.c,
+/* Chunk policy of the circular, streaming and growing modes (preload/transport/provider.c,
  * writer/outfile.c): fxt_buf_chunk_take() delegates to take(), and a chunk writer hands each
  * chunk it leaves to release(). NULL (oneshot): the built-in one-pass policy. take() may wait
  * (streaming back-pressure); the chunk writer records that wait as a tracer stall. */

@@ -1,5 +1,5 @@
 /* The FXT_OUTPUT tree word (struct fxt_buf_hdr.name_tree) of a standalone archive, as data:
- * preload/outname.c writes it while the processes of a tree run, `fxt recover` reads it to
+ * preload/transport/outname.c writes it while the processes of a tree run, `fxt recover` reads it to
  * finish the naming of a tree that was killed (launcher/recover/tree.c). Two layouts, one per
  * kind of file: the root's archive (FXT_OUTPUT.part: the word the whole tree shares) and a
  * member's own archive (FXT_OUTPUT.<pid>[.<n>]: which tree it belongs to, what it did).
@@ -12,7 +12,7 @@
 
 #include "writer/fields.h"
 
-/* The root's word, changed by compare-and-swap only (preload/outname.c says who and when). */
+/* The root's word, changed by compare-and-swap only (preload/transport/outname.c says who and when). */
 #define FXT_NT_LIVE FXT_BITS(0, 23)	 /* members counted and not ended (the root is not one) */
 #define FXT_NT_RECORDERS FXT_BITS(24, 25) /* members whose image recorded: 0, 1, 2 (or more) */
 #define FXT_NT_DONE FXT_BITS(26, 26)	 /* the root ended having recorded nothing: its finished

@@ -120,7 +120,7 @@ struct fxt_scope {
 	unsigned nargs;
 };
 
-/* The interface of libfxtauto.so (preload/api.c). The per-site cache is uint64_t[1 + nargs]:
+/* The interface of libfxtauto.so (preload/events/api.c). The per-site cache is uint64_t[1 + nargs]:
  * word 0 = generation [0,31] | category index [32,46] | name index [47,61] | enabled bit 63;
  * word 1+i = generation [0,31] | argument i's name index [32,46]. fxt_api_gen is 0 while
  * nothing records, else the generation the cached indices must carry. fxt_api_event's last

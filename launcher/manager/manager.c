@@ -53,7 +53,7 @@ struct fxt_manager {
 	int *pending;		/* accepted connections that have not said STARTED yet */
 	size_t npending, pending_cap;
 	int reserve;		/* for accepting with no descriptor left (launcher/manager/accept.h) */
-	int tsc;		/* invariant TSC: providers timestamp with it (as preload/init.c) */
+	int tsc;		/* invariant TSC: providers timestamp with it (as preload/base/clock.c) */
 	struct fxt_clock_pair t0;	/* the providers' clock and CLOCK_MONOTONIC at the start */
 	uint64_t saved, refused, impostors;
 	struct fxt_out *out;

@@ -1,5 +1,5 @@
 /* The service's packets on the wire (msg.h): sending and receiving one packet with an optional
- * descriptor, and the peer's credentials. Their vetting is common/registry.c's. */
+ * descriptor, and the peer's credentials (common/peer.h). Their vetting is common/registry.c's. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/manager/msg.h"
@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "common/peer.h"
 
 int fxt_msg_send(int fd, const void *pkt, size_t len, int file)
 {
@@ -78,12 +80,5 @@ long fxt_msg_recv(int fd, void *buf, size_t size, int *file)
 
 int fxt_msg_peer_ok(int fd, int *pid)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred) ||
-	    cred.uid != getuid())
-		return 0;
-	if (pid)
-		*pid = cred.pid;
-	return 1;
+	return fxt_peer_same_user(fd, pid);
 }

@@ -1,6 +1,6 @@
 /* `fxt recover` on the placeholder of an FXT_OUTPUT tree (launcher/recover/recover.h). A root that
  * recorded nothing (a wrapper: timeout, sh -c) waits as <R>.part for the processes it started,
- * and the last of them names the files (preload/outname.c); when one is killed, or the root
+ * and the last of them names the files (preload/transport/outname.c); when one is killed, or the root
  * itself, nobody does, and the program's archive sits in <R>.<pid>.part. Here the naming is
  * finished from the files: every member's own archive names its tree (writer/nametree.h), so
  * the members are the files <R>.* beside R whose word names this root (pid and start). What
@@ -143,7 +143,7 @@ static int add_member(struct tree *t, const char *shown, const char *placeholder
 	int killed = !(w & FXT_NT_ENDED);	/* not finished by its process */
 	m->part = ends_part(shown);
 	m->recorded = killed ? own_records(shown, h, &st) : (w & FXT_NT_RECORDED) != 0;
-	/* as preload/outname.c's leaves_nothing: a wrapper's switches go with it, a copy's stay */
+	/* as preload/transport/outname.c's leaves_nothing: a wrapper's switches go with it, a copy's stay */
 	m->leftover = killed && m->part && !m->recorded &&
 		      ((w & FXT_NT_WRAPPER) || ((w & FXT_NT_COPY) && !h->next_chunk));
 	return 0;

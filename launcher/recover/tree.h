@@ -1,5 +1,5 @@
 /* The files of an FXT_OUTPUT tree finished (`fxt recover` on a placeholder,
- * launcher/recover/tree.c, after preload/outname.c), over recover.c. Not thread-safe (stdout,
+ * launcher/recover/tree.c, after preload/transport/outname.c), over recover.c. Not thread-safe (stdout,
  * stderr). */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_RECOVER_TREE_H
@@ -7,7 +7,7 @@
 
 /* When path is the placeholder of an FXT_OUTPUT tree (<FXT_OUTPUT>.part of a root that
  * recorded nothing, or was killed before recording, with processes started under it):
- * finishes the tree as its last process would have (preload/outname.c) with the files its
+ * finishes the tree as its last process would have (preload/transport/outname.c) with the files its
  * members left beside it, killed or not: the one program that recorded gets out (default
  * FXT_OUTPUT), recovered first if it was killed; with several, each keeps its own name;
  * killed wrappers' empty files and the placeholder go; with none, the placeholder itself is

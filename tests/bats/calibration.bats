@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The ticks-per-second of an archive (its initialization record) is accurate within 0.1% even
-# for a process that runs far shorter than the old fixed 10 ms calibration (preload/init.c):
+# for a process that runs far shorter than the old fixed 10 ms calibration (preload/life/init.c):
 # short runs, standalone and under fxtrun, agree with a 200 ms run. Paths come from ctest
 # (tests/timing.cmake): FXTAUTO (the library), FXT (the fxt command), FXTRUN.
 # SPDX-License-Identifier: MIT

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # What a daemon and a resource limit do to a trace (issue 23): a program that closes every
-# descriptor or dup2()s over them at start keeps its whole trace (preload/fd.c keeps the
+# descriptor or dup2()s over them at start keeps its whole trace (preload/base/fd.c keeps the
 # tracer's), under fxtrun and under LD_PRELOAD alone; a file size limit (ulimit -f) kills
 # neither fxtrun nor the program (LD_PRELOAD alone: preload.bats); a descriptor limit below the
 # tracer's 64 still traces every process. Paths from ctest (tests/record.cmake):

@@ -297,7 +297,7 @@ calls_of() {
 	done
 }
 
-# The FXT_OUTPUT tree (preload/outname.c). calls_are FILE LIST: the archive is valid and its
+# The FXT_OUTPUT tree (preload/transport/outname.c). calls_are FILE LIST: the archive is valid and its
 # calls are LIST ("N name," each).
 calls_are() {
 	"$FXT" check -q "$1"
@@ -465,7 +465,7 @@ filled() {
 
 @test "a wrapper inside the tree that starts its program with posix_spawn leaves no file" {
 	# python3 (uninstrumented) under timeout: its program joins the tree by itself and marks
-	# python3 a wrapper (preload/outname.c), since no fork wrapper of ours saw it start
+	# python3 a wrapper (preload/transport/outname.c), since no fork wrapper of ours saw it start
 	FXT_OUTPUT=t.fxt traced timeout 10 /usr/bin/python3 -c 'import os, sys
 os.waitpid(os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ), 0)' "$PROGS/s-exec" second
 	echo "$(ls)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The provider side of the trace manager service (preload/registry.c, FXT_REGISTER=1): a
+# The provider side of the trace manager service (preload/transport/manager-link.c, FXT_REGISTER=1): a
 # registered program records nothing until a START, exactly the calls between START and STOP
 # after it, again after a second START; threads, fork children and exec'd images follow; a
 # killed manager leaves the program running untraced; triggers start, pause and snapshot at

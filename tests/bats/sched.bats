@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Scheduling records (preload/sched.c): FXT_SCHED and fxtrun --sched record the traced threads'
+# Scheduling records (preload/sampling/sched.c): FXT_SCHED and fxtrun --sched record the traced threads'
 # context switches; where the kernel refuses, one line says why and the trace goes on without.
 # Environment: LIB (libfxtauto.so), FXT, FXTRUN, PROG (tests/progs/c-sched.c built), SENTINEL
 # (tests/progs/lib-fork-sentinel.c built), EXIT_PROG (tests/progs/s-exit.c built).

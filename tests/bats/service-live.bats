@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The manager service end to end with real providers: `fxt manager` (launcher/service*.c) and
-# programs started with FXT_REGISTER=1 LD_PRELOAD=libfxtauto.so (preload/registry.c) or with
+# programs started with FXT_REGISTER=1 LD_PRELOAD=libfxtauto.so (preload/transport/manager-link.c) or with
 # `fxtrun --start-stopped`, controlled by `fxt list|record|start|stop|snapshot`. The program is
 # g-reg (tests/progs/g-reg.c), told what to call line by line through a FIFO; every count is
 # read back from the archive with `fxt dump`, exact.

@@ -1,4 +1,4 @@
-/* Exec of the same program (same pid): preload/exec.c. Usage: s-exec [HOW [fail]]
+/* Exec of the same program (same pid): preload/life/exec.c. Usage: s-exec [HOW [fail]]
  *   first image:  main -> old_work() x3, then (with "fail") a failed exec of a missing file and
  *                 after_fail() x2, then main -> do_exec() execs itself as "s-exec second" with
  *                 HOW (execv, execve, execvp, execl, execle, execlp, fexecve, execveat;

@@ -1,4 +1,4 @@
-/* Termination signals (preload/signal.c). Modes:
+/* Termination signals (preload/life/dispositions.c). Modes:
  *   loop     main -> run_loop -> work() (1 ms each) until a signal ends it; prints "ready"
  *            (flushed) after 10 calls. Every signal keeps its default action.
  *   count    as loop, with a SIGINT handler that counts; 300 ms after the first SIGINT prints

@@ -1,4 +1,4 @@
-/* A traced program that outlives the wrapper that started it (preload/outname.c): main ->
+/* A traced program that outlives the wrapper that started it (preload/transport/outname.c): main ->
  * step() x2, prints its pid (flushed), waits until the file named by its argument exists (at
  * most 60 s: exit 3 then), then step() x2 and exit 0. Calls: main 1, step 4. */
 /* SPDX-License-Identifier: MIT */

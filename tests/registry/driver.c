@@ -1,5 +1,5 @@
-/* reg-driver: plays the trace manager service for the provider side's tests (preload/
- * registry.c), with the real manager code of fxtrun (launcher/manager/manager.c, session.c): it
+/* reg-driver: plays the trace manager service for the provider side's tests (preload/transport/
+ * manager-link.c), with the real manager code of fxtrun (launcher/manager/manager.c, session.c): it
  * listens on registry.sock of the runtime directory $FXT_RUNTIME_DIR, starts the program
  * under test (FXT_REGISTER=1, LD_PRELOAD=LIB; none with -n), and follows a script read from
  * stdin, one command per line, printing one line per command:

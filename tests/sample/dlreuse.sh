@@ -1,5 +1,5 @@
 #!/bin/sh
-# Samples in libraries dlclose'd before the flush (preload/samples.c): s-dlreuse, built without
+# Samples in libraries dlclose'd before the flush (preload/sampling/sample-records.c): s-dlreuse, built without
 # instrumentation, spins in liba, dlclose's it, spins in libb loaded at the same address, then
 # in liba again, sampled at 997 Hz; every sample in the libraries is named from the library
 # mapped when it was taken. In time order the sampled library slices are a_*, then b_*, then

@@ -1,4 +1,4 @@
-/* Checks an archive of a sampled run (preload/samples.c's format) with the project's reader:
+/* Checks an archive of a sampled run (preload/sampling/sample-records.c's format) with the project's reader:
  * it is valid, it holds raw "fxt-sample-v1" stacks and "sample" slices, and each claim given
  * on the command line holds:
  *   --total NAME --frac NAME=PCT [--frac ...] --tol PTS  the samples of slices named NAME

@@ -1,5 +1,5 @@
 /* A fake provider of the manager service, for tests: registers (HELLO on registry.sock) and
- * answers START exactly as preload/provider.c does under fxtrun, with the writer library: a
+ * answers START exactly as preload/transport/provider.c does under fxtrun, with the writer library: a
  * buffer file "<pid>.<n>.buf" in the session directory (fxt_buf_init, the mode's policy), a
  * process and a thread record in its durable area, N complete events "fake"/"call" in chunks,
  * then STARTED on the session's manager.sock and RECORDING on the registry socket. On STOP: stop tick, ticks per second, state

@@ -1,4 +1,4 @@
-/* Unit test of preload/grow.c on a file-backed buffer: the steps the chunk takers grow and the
+/* Unit test of preload/transport/grow.c on a file-backed buffer: the steps the chunk takers grow and the
  * steps the grower thread grows ahead of the chunks taken are populated whole (every page is in
  * the page cache, which fallocate alone does not do), whatever the ends asked for: a step that
  * ended inside a page left every later populate refused. A taker ahead of the grower has its
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "preload/grow.h"
+#include "preload/transport/grow.h"
 #include "writer/buffer.h"
 
 #define SIZE (256u << 20)

@@ -1,4 +1,4 @@
-/* Unit test of the chunk policies of preload/provider.c without a manager: threads write
+/* Unit test of the chunk policies of preload/transport/provider.c without a manager: threads write
  * numbered records through the chunk writer into a circular or streaming session buffer, then
  * the chunks are read back in sequence order as fxtrun reads them. Claims: no record is read
  * twice or torn, circular keeps each thread's most recent records, streaming without a manager
@@ -14,8 +14,8 @@
 
 #include "check.h"
 #include "common/protocol.h"
-#include "preload/grow.h"
-#include "preload/provider.h"
+#include "preload/transport/grow.h"
+#include "preload/transport/provider.h"
 #include "writer/sweep.h"
 #include "writer/chunk.h"
 #include "writer/fields.h"
