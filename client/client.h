@@ -3,8 +3,8 @@
  * threads and a time window they share, an exact two-pass profile aggregator (per-function and
  * call-tree figures from the spans of each thread, in runs that may come in any order), a
  * streaming replay, a streaming Catapult JSON converter and flame graph writers. Memory grows
- * with distinct keys (functions, paths, threads, objects), stack depth and runs (and, for
- * replay, its bounded wait), never with the number of calls or callees. Nothing here prints
+ * with distinct keys (functions, paths up to a tree budget, threads, objects), stack depth and
+ * runs (and, for replay, its bounded wait), never with the number of calls or callees. Nothing here prints
  * diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
