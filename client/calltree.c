@@ -65,19 +65,20 @@ struct fxt_tree {
 	uint64_t *open;		/* merged: index of the open record at each depth */
 	uint32_t copen, depth;	/* depth + 1 of the innermost open record, 0: none */
 	struct block *cache;	/* merged file blocks */
-	int err;
 };
 
 int fxt_tree_new(struct fxt_tree **out)
 {
 	struct fxt_tree *t = calloc(1, sizeof(*t));
 
-	if (!t || ctab_init(&t->names, sizeof(struct ckey)) < 0 ||
+	if (!t)
+		return -ENOMEM;
+	t->fd = -1;
+	if (ctab_init(&t->names, sizeof(struct ckey)) < 0 ||
 	    !(t->wbuf = malloc(WBUF * sizeof(*t->wbuf)))) {
 		fxt_tree_free(t);
 		return -ENOMEM;
 	}
-	t->fd = -1;
 	*out = t;
 	return 0;
 }
@@ -160,10 +161,11 @@ static int wflush(struct fxt_tree *t)
 /* Appends one record to the file through wbuf. Returns 0 or -errno. */
 static int wput(struct fxt_tree *t, const struct fxt_tree_rec *r)
 {
-	if (t->nw == WBUF && wflush(t) < 0)
-		return -EIO;
-	t->wbuf[t->nw++] = *r;
-	return 0;
+	int rc = t->nw == WBUF ? wflush(t) : 0;
+
+	if (!rc)
+		t->wbuf[t->nw++] = *r;
+	return rc;
 }
 
 /* ---- the merged records: in memory, or in the file after the runs ---- */
@@ -185,18 +187,23 @@ static int set_end(struct fxt_tree *t, uint64_t i, uint64_t end)
 /* Closes the open records at depth d and deeper: their subtrees end here. */
 static int close_to(struct fxt_tree *t, uint32_t d)
 {
-	while (t->depth > d)
-		if (set_end(t, t->open[--t->depth], t->n) < 0)
-			return -EIO;
-	return 0;
+	int rc = 0;
+
+	while (t->depth > d && !rc)
+		rc = set_end(t, t->open[--t->depth], t->n);
+	return rc;
 }
 
 /* Appends merged record r (its depth at most one below the last one's). Returns 0, -ENOMEM
  * or -errno. */
 static int merged_put(struct fxt_tree *t, struct fxt_tree_rec r)
 {
-	if (r.depth > t->depth || close_to(t, r.depth) < 0)
-		return r.depth > t->depth ? -EINVAL : -EIO;
+	int rc;
+
+	if (r.depth > t->depth)
+		return -EINVAL;
+	if ((rc = close_to(t, r.depth)) < 0)
+		return rc;
 	if (t->depth == t->copen) {
 		uint32_t nc = t->copen ? t->copen * 2 : 64;
 		uint64_t *no = realloc(t->open, nc * sizeof(*no));
