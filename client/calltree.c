@@ -20,6 +20,7 @@
 #define WBUF 8192	/* records written at once (448 KiB) */
 #define BLOCK 1024	/* records of one block of the merged file's cache */
 #define BLOCKS 64	/* blocks cached (3.5 MiB) */
+#define NAME_CACHE 1024	/* names' ids by the name's address (indexed names share one) */
 
 /* A path component's sort key: kind, then the name's id (depth 0: the root's index). */
 static uint64_t rec_key(const struct fxt_tree_rec *r)
@@ -49,12 +50,18 @@ struct block {
 	struct fxt_tree_rec r[BLOCK];
 };
 
+struct name_hit {
+	const char *s;
+	uint32_t len, id;
+};
+
 struct fxt_tree {
 	int fd;			/* the temporary file, -1 until a run is written */
 	off_t size;		/* bytes written to it */
 	struct run *runs;
 	uint32_t nruns, cruns;
 	struct ctab names;	/* name -> id (its index) */
+	struct name_hit hits[NAME_CACHE]; /* in front of names */
 	struct fxt_tree_rec *recs; /* the merged records when in memory, else NULL */
 	uint64_t n, cap;	/* merged records */
 	off_t base;		/* the merged records' place in the file (fd) */
@@ -235,10 +242,17 @@ static int merged_put(struct fxt_tree *t, struct fxt_tree_rec r)
 /* The id of a name (made on first use). Returns it, or -ENOMEM. */
 static int64_t name_id(struct fxt_tree *t, struct fxt_sv name)
 {
+	uintptr_t h = (uintptr_t)name.s >> 3;
+	struct name_hit *hit = &t->hits[(h ^ (h >> 10)) & (NAME_CACHE - 1)];
 	struct ckey k = { 0, 0, name };
-	int64_t i = ctab_get(&t->names, &k, 1);
+	int64_t i;
 
-	return i < 0 ? -ENOMEM : i;
+	if (hit->s == name.s && hit->len == name.len && name.s)
+		return hit->id;
+	if ((i = ctab_get(&t->names, &k, 1)) < 0)
+		return -ENOMEM;
+	*hit = (struct name_hit){ name.s, name.len, (uint32_t)i };
+	return i;
 }
 
 /* A node waiting in the walk: pushed with its children, popped in key order. */
