@@ -3,8 +3,8 @@
  * threads and a time window they share, an exact two-pass profile aggregator (per-function and
  * call-tree figures from the spans of each thread, in runs that may come in any order), a
  * streaming replay, a streaming Catapult JSON converter and flame graph writers. Memory grows
- * with distinct keys (functions, paths, threads, objects), stack depth and runs (and, for
- * replay, its bounded wait), never with the number of calls or callees. Nothing here prints
+ * with distinct keys (functions, paths up to a tree budget, threads, objects), stack depth and
+ * runs (and, for replay, its bounded wait), never with the number of calls or callees. Nothing here prints
  * diagnostics or exits; one object per thread. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_CLIENT_H
@@ -49,6 +49,8 @@ void ctab_free_each(struct ctab *t, void (*drop)(void *entry));
 /* Index of the entry with key k, created zeroed (key set) when missing and create != 0.
  * Returns -1 when missing and not created, -2 (ENOMEM) when creation failed. */
 int64_t ctab_get(struct ctab *t, const struct ckey *k, int create);
+/* Keeps the first n entries (n <= t->n), the others forgotten. Fails: never. */
+void ctab_truncate(struct ctab *t, uint32_t n);
 static inline void *ctab_at(const struct ctab *t, uint32_t i)
 {
 	return t->ents + (size_t)i * t->esize;
@@ -185,6 +187,8 @@ struct fxt_prof_opts {
 	int edges;		/* with tree: collapse it to caller->callee pairs (its nodes are
 				 * one per pair, not one per call path): see fxt_prof_callers() */
 	uint64_t from_ns, to_ns; /* count calls with from <= start and end <= to (absolute ns) */
+	size_t tree_budget;	/* tree without edges: bytes its nodes may take before they are
+				 * written out (fxt_prof_tree()); 0: no bound */
 };
 
 /* One aggregated row: a function (or lock object) in a process, or in a thread. */
@@ -201,6 +205,7 @@ struct fxt_prof_node {
 	uint32_t caller;	/* edges: index + 1 of the node of this function as a caller,
 				 * where its callees hang (fxt_prof_callers()); else 0 */
 	uint64_t calls, total, self;
+	uint64_t seq;		/* the order it was made in (fxt_prof_tree(): ties) */
 	uint32_t child, sibling; /* node indexes + 1, 0 = none */
 };
 
@@ -238,7 +243,8 @@ int fxt_prof_begin(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint6
 int fxt_prof_end(struct fxt_prof *p, enum fxt_prof_kind k, uint64_t pid, uint64_t tid,
 		 uint64_t ts);
 /* The spans that follow may be another stretch of their thread (a thread record starts every
- * chunk; a record left out by a filter). Fails: -ENOMEM. */
+ * chunk; a record left out by a filter). Fails: -ENOMEM; with tree_budget, this and the
+ * input calls above also -errno of the tree's temporary file (fxt_prof_tree()). */
 int fxt_prof_cut(struct fxt_prof *p);
 /* Ends pass 1 (pass 1's name views may die once it returns: what is kept is copied); pass 2 takes
  * views that live until fxt_prof_free(). Pass 2 counts calls with from_ns <= start and end <= to_ns
@@ -247,7 +253,8 @@ int fxt_prof_cut(struct fxt_prof *p);
  * keeps all its spans as possible parents, which pass 1 learns only at its end. Fails: -ENOMEM,
  * -EINVAL when called after pass 1 ended. */
 int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns);
-/* Ends pass 2. Call once before reading results. Fails: -ENOMEM, -EINVAL before a rescan. */
+/* Ends pass 2. Call once before reading results. Fails: -ENOMEM, -EINVAL before a rescan,
+ * -errno of the tree's temporary file. */
 int fxt_prof_finish(struct fxt_prof *p);
 /* Rows of one kind, in an array owned by p. Call after fxt_prof_finish(); sorting it (below)
  * ends all further input. */
@@ -266,6 +273,12 @@ struct fxt_prof_root *fxt_prof_callers(struct fxt_prof *p, size_t *n);
 const struct fxt_prof_node *fxt_prof_node(const struct fxt_prof *p, uint32_t idx1);
 /* Tree nodes made (indexes 1 to this). */
 uint32_t fxt_prof_nodes(const struct fxt_prof *p);
+struct fxt_tree;
+/* The finished tree (made with tree = 1, no edges) as records (calltree.c), made on the first
+ * call after fxt_prof_finish(); owned by p. With tree_budget, the nodes are written to a
+ * temporary file whenever they would take more, and merged back here: the records are the
+ * same whatever the budget. Returns 0, -ENOMEM or -errno of the temporary file. */
+int fxt_prof_tree(struct fxt_prof *p, struct fxt_tree **out);
 /* What shows before a node's name when it is not one of the program's functions:
  * "[lock wait] ", "[tracer stall] ", "[thread] ", else "". */
 const char *fxt_prof_mark(unsigned kind);
@@ -274,6 +287,37 @@ enum fxt_prof_sort { FXT_SORT_SELF, FXT_SORT_TOTAL, FXT_SORT_CALLS, FXT_SORT_AVG
 		     FXT_SORT_MAX, FXT_SORT_NAME, FXT_SORT_ONCPU, FXT_SORT_OFFCPU };
 /* Sorts rows by process, then thread, then the key (descending figures, ascending names). */
 void fxt_prof_sort(struct fxt_prof_row *rows, size_t n, enum fxt_prof_sort by);
+
+/* ---- the call tree as records, in bounded memory (calltree.c) ----
+ * A profile's call tree in preorder: each root (one per fxt_prof_roots() entry of kind FUNC,
+ * then SAMPLE, in their order), then its subtree, siblings by kind and name. A path that a
+ * profile over its budget made several times (fxt_tree_spill()) is one record, its figures
+ * summed. Memory: its names, and while merging one buffer per spill. */
+struct fxt_tree_rec {
+	uint64_t calls, total, self;
+	uint64_t seq;		/* the order its path was first made in */
+	uint64_t end;		/* index past its subtree */
+	uint32_t key;		/* depth 0: its index in fxt_prof_roots(kind); else its name's */
+	uint32_t depth;		/* 0: a root (nameless) */
+	uint32_t kind;		/* enum fxt_prof_kind */
+	uint32_t unused;
+};
+/* Returns 0 or -ENOMEM. */
+int fxt_tree_new(struct fxt_tree **out);
+void fxt_tree_free(struct fxt_tree *t);
+/* Writes p's tree as it is to the temporary file (made in $TMPDIR on first use, unlinked at
+ * once); p may then drop those figures and paths. Returns 0, -ENOMEM or -errno. */
+int fxt_tree_spill(struct fxt_tree *t, const struct fxt_prof *p);
+/* Ends the records with p's tree as it is: merged with what was spilled, if anything (then
+ * kept in the file), else kept in memory. Returns 0, -ENOMEM or -errno. */
+int fxt_tree_finish(struct fxt_tree *t, const struct fxt_prof *p);
+/* Records (after fxt_tree_finish()); spills written. */
+uint64_t fxt_tree_size(const struct fxt_tree *t);
+uint32_t fxt_tree_runs(const struct fxt_tree *t);
+/* Record i into *r. Returns 0, -EINVAL past the end or -errno reading the file. */
+int fxt_tree_get(struct fxt_tree *t, uint64_t i, struct fxt_tree_rec *r);
+/* A record's name (a view alive as long as the profile; "" for a root). */
+struct fxt_sv fxt_tree_name(const struct fxt_tree *t, const struct fxt_tree_rec *r);
 
 /* ---- two runs side by side (profdiff.c) ---- */
 /* A function of two runs, [0] the old one, [1] the new one: its rows summed over processes and

@@ -34,10 +34,10 @@ static int drive(struct fxt_reader *r, fxt_client_fn fn, void *ctx, struct fxt_c
 			break;
 		}
 		first = 0;
-		rc = fn(ctx, r, rec);
-		if (rc < 0) {
+		int cb = fn(ctx, r, rec);	/* not rc: -ENOENT would read as FXT_READ_CORRUPT */
+		if (cb < 0) {
 			res->status = FXT_CS_CALLBACK;
-			res->err = rc;
+			res->err = cb;
 			break;
 		}
 	}

@@ -1,6 +1,7 @@
 /* Keyed table of fixed-size entries (client.h): open addressing over an index array, entries
  * kept in insertion order in one growable array so callers can sort or walk them. Keys are two
- * numbers and a string view compared by content. Grows by doubling; never shrinks. */
+ * numbers and a string view compared by content. Grows by doubling; never shrinks (a
+ * truncated table keeps its room). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -101,4 +102,12 @@ void *ctab_ids(struct ctab *t, uint64_t a, uint64_t b, int create)
 	struct ckey k = { a, b, { "", 0 } };
 	int64_t i = ctab_get(t, &k, create);
 	return i < 0 ? NULL : ctab_at(t, (uint32_t)i);
+}
+
+void ctab_truncate(struct ctab *t, uint32_t n)
+{
+	memset(t->idx, 0, t->cap * sizeof(*t->idx));
+	t->n = n < t->n ? n : t->n;
+	for (uint32_t i = 0; i < t->n; i++)
+		t->idx[slot_of(t, ctab_at(t, i))] = i + 1;
 }

@@ -7,7 +7,9 @@
  * keeps just those "cross" spans per thread, sorted into a skeleton tree; in pass 2 a span
  * with no parent in its run finds it in the skeleton. So runs may come in any order, and memory
  * is a run (RUN_CAP spans), its stack, the skeleton, rows and distinct tree paths (with edges,
- * distinct caller->callee pairs: a function's callees hang under one node of it). */
+ * distinct caller->callee pairs: a function's callees hang under one node of it). With a tree
+ * budget, the paths made in pass 2 are written out (calltree.c) whenever another run could
+ * take the tree past it, and dropped: the skeleton's nodes, made before pass 2, stay. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,6 +139,11 @@ struct fxt_prof {
 	struct rcache rc[RCACHE_SIZE];
 	struct ncache nc[NCACHE_SIZE];
 	struct fxt_oncpu *oncpu;	/* or NULL: on CPU throughout */
+	uint64_t made;		/* nodes made, written out ones too: the next node's seq */
+	uint32_t npinned;	/* nodes made before pass 2 (roots, the skeleton's): never dropped */
+	uint32_t nchildren_pinned; /* their entries in children, the first ones */
+	struct fxt_tree *tree;	/* what was written out, then the records; or NULL */
+	int tree_done;
 };
 
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
@@ -199,6 +206,7 @@ void fxt_prof_free(struct fxt_prof *p)
 	}
 	free(p->stack);
 	free(p->nodes);
+	fxt_tree_free(p->tree);
 	free(p);
 }
 
@@ -307,6 +315,7 @@ static uint32_t node_new(struct fxt_prof *p, struct fxt_sv name, unsigned kind)
 	memset(&p->nodes[p->nnodes], 0, sizeof(p->nodes[0]));
 	p->nodes[p->nnodes].name = name;
 	p->nodes[p->nnodes].kind = kind;
+	p->nodes[p->nnodes].seq = ++p->made;
 	return ++p->nnodes;
 }
 
@@ -579,7 +588,81 @@ static void run_sort(struct fxt_prof *p)
 	}
 }
 
-/* Ends the current run. Returns 0 or -ENOMEM. */
+/* ---- the tree budget ---- */
+
+/* Bytes the tree's nodes and child table would take after one more run (RUN_CAP nodes more
+ * at most): their arrays grow by doubling. */
+static size_t tree_bytes_next(const struct fxt_prof *p)
+{
+	size_t nodes = p->cnodes, ents = p->children.ents_cap, slots = p->children.cap;
+	size_t want_nodes = (size_t)p->nnodes + RUN_CAP, want_ents = p->children.n + RUN_CAP;
+
+	while (nodes < want_nodes)
+		nodes = nodes ? nodes * 2 : 1024;
+	while (ents < want_ents)
+		ents = ents ? ents * 2 : 64;
+	while (want_ents * 2 > slots)
+		slots *= 2;
+	return nodes * sizeof(*p->nodes) + ents * p->children.esize + slots * sizeof(uint32_t);
+}
+
+/* Writes the tree out when another run could take it past the budget, then drops what pass 2
+ * made: the pinned nodes lose their figures and the children made since. Unless the pinned
+ * nodes are most of it (the skeleton's memory is not the tree's to bound). Returns 0,
+ * -ENOMEM or -errno of the temporary file. */
+static int tree_bound(struct fxt_prof *p)
+{
+	int rc;
+
+	if (!p->o.tree_budget || p->o.edges || tree_bytes_next(p) <= p->o.tree_budget ||
+	    p->nnodes - p->npinned < p->nnodes / 2)
+		return 0;
+	if ((!p->tree && (rc = fxt_tree_new(&p->tree)) < 0) ||
+	    (rc = fxt_tree_spill(p->tree, p)) < 0)
+		return rc;
+	for (uint32_t i = 0; i < p->npinned; i++) {
+		struct fxt_prof_node *n = &p->nodes[i];
+		uint32_t c = n->child;
+		while (c > p->npinned)	/* newer children come first in the list */
+			c = p->nodes[c - 1].sibling;
+		n->child = c;
+		n->calls = n->total = n->self = 0;
+	}
+	p->nnodes = p->npinned;
+	ctab_truncate(&p->children, p->nchildren_pinned);
+	for (int k = 0; k < FXT_PK_COUNT; k++)
+		for (uint32_t i = 0; i < p->roots[k].n; i++) {
+			struct fxt_prof_root *r = ctab_at(&p->roots[k], i);
+			if (r->node > p->npinned)
+				r->node = 0;
+		}
+	for (uint32_t i = 0; i < p->thrs.n; i++) {
+		struct thr *t = ctab_at(&p->thrs, i);
+		for (int f = 0; f < FAM_COUNT; f++)
+			if (t->f[f].root > p->npinned)
+				t->f[f].root = 0;
+	}
+	memset(p->nc, 0, sizeof(p->nc));
+	return 0;
+}
+
+int fxt_prof_tree(struct fxt_prof *p, struct fxt_tree **out)
+{
+	int rc;
+
+	if (p->pass != 2 || !p->o.tree || p->o.edges)
+		return -EINVAL;
+	if (!p->tree_done) {
+		if ((!p->tree && (rc = fxt_tree_new(&p->tree)) < 0) ||
+		    (rc = fxt_tree_finish(p->tree, p)) < 0)
+			return rc;
+		p->tree_done = 1;
+	}
+	*out = p->tree;
+	return 0;
+}
+
+/* Ends the current run. Returns 0, -ENOMEM or -errno of the tree's temporary file. */
 static int run_close(struct fxt_prof *p)
 {
 	int rc = 0;
@@ -591,7 +674,8 @@ static int run_close(struct fxt_prof *p)
 		} else {
 			mark_cross(p, &t->f[p->run_fam]);
 			run_sort(p);
-			rc = pass2_run(p, t, p->run_fam);
+			if (!(rc = pass2_run(p, t, p->run_fam)))
+				rc = tree_bound(p);
 		}
 	}
 	p->nrun = 0;
@@ -611,9 +695,10 @@ static int add_span(struct fxt_prof *p, struct thr *t, unsigned k, struct fxt_sv
 {
 	int f = fam_of(k);
 	uint32_t ti = t->index;
+	int rc;
 
-	if ((p->run_thr != ti || p->run_fam != f || p->nrun == RUN_CAP) && run_close(p) < 0)
-		return -ENOMEM;
+	if ((p->run_thr != ti || p->run_fam != f || p->nrun == RUN_CAP) && (rc = run_close(p)) < 0)
+		return rc;
 	p->run_thr = ti;
 	p->run_fam = f;
 	p->run[p->nrun] = (struct span){ start, end > start ? end : start, name, k, 0, p->nrun };
@@ -728,6 +813,8 @@ int fxt_prof_rescan(struct fxt_prof *p, uint64_t from_ns, uint64_t to_ns)
 				return -ENOMEM;
 		}
 	}
+	p->npinned = p->nnodes;
+	p->nchildren_pinned = p->children.n;
 	return 0;
 }
 
@@ -765,8 +852,12 @@ static int offcpu_rows(struct fxt_prof *p)
 
 int fxt_prof_finish(struct fxt_prof *p)
 {
-	if (p->pass != 2 || run_close(p) < 0)
-		return p->pass != 2 ? -EINVAL : -ENOMEM;
+	int rc;
+
+	if (p->pass != 2)
+		return -EINVAL;
+	if ((rc = run_close(p)) < 0)
+		return rc;
 	for (uint32_t i = 0; i < p->thrs.n; i++) {
 		struct thr *t = ctab_at(&p->thrs, i);
 		for (int f = 0; f < FAM_COUNT; f++) {

@@ -228,6 +228,14 @@ int profread_no_memory(struct profread *pr, const char *cmd)
 	return CMD_EXIT_ERROR;
 }
 
+int profread_tree_error(struct profread *pr, const char *cmd, int err)
+{
+	fprintf(stderr, "fxt %s: the call tree's temporary file in $TMPDIR: %s\n", cmd,
+		strerror(-err));
+	pr->res.status = FXT_CS_OK;
+	return CMD_EXIT_ERROR;
+}
+
 /* Whether the read stopped (could not open, or a callback failed): nothing more to read. */
 static int stopped(const struct fxt_client_result *res)
 {
@@ -284,10 +292,12 @@ int profread_load(struct profread *pr, const char *cmd, const char *path,
 	pr->matched = 0;
 	/* pass 2: the figures */
 	fxt_client_reread(on_record, pr, res);
+	if (res->status == FXT_CS_CALLBACK && res->err != -ENOMEM && res->err != -EINVAL)
+		return profread_tree_error(pr, cmd, res->err);	/* pass 2's other failures */
 	if (stopped(res))
 		return cmd_exit_client(res);
-	if (fxt_prof_finish(pr->prof) < 0)
-		return profread_no_memory(pr, cmd);
+	if ((c = fxt_prof_finish(pr->prof)) < 0)
+		return c == -ENOMEM ? profread_no_memory(pr, cmd) : profread_tree_error(pr, cmd, c);
 	return 0;
 }
 

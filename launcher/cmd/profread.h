@@ -55,6 +55,10 @@ void profread_print_loss(const struct profread *pr, FILE *f);
 /* Out of memory after or while reading: "fxt CMD: out of memory", and the read says nothing
  * more. Returns CMD_EXIT_ERROR. */
 int profread_no_memory(struct profread *pr, const char *cmd);
+/* The call tree's temporary file failed (err: a negative errno, not -ENOMEM): "fxt CMD: the
+ * call tree's temporary file in $TMPDIR: REASON", and the read says nothing more. Returns
+ * CMD_EXIT_ERROR. */
+int profread_tree_error(struct profread *pr, const char *cmd, int err);
 /* Says why the read did not end cleanly (one line on stderr; none when it did). Returns the
  * exit status: code or the read's, whichever is higher. */
 int profread_status(const struct profread *pr, const char *cmd, const char *path, int code);

@@ -24,6 +24,7 @@
 #include "writer/fields.h"
 
 #define TREE_MAX_DEPTH 256
+#define TREE_MEMORY_MIB 192	/* --tree-memory's default */
 
 struct report {
 	struct profread pr;	/* the archive read, its selection and figures */
@@ -42,6 +43,9 @@ static const char usage[] =
 	"  --limit N        at most N rows per table (in --tree: N children per node)\n"
 	"  --threads        one table (or tree) per thread instead of per process\n"
 	"  --tree           call tree with inclusive times and call counts\n"
+	"  --tree-memory MIB\n"
+	"                   memory for the call tree (192); past it, call paths go to a\n"
+	"                   temporary file in $TMPDIR and are merged back: the same tree\n"
 	"  --edges          one line per caller->callee pair of functions, summed over all\n"
 	"                   threads and processes: COUNT<tab>CALLER<tab>CALLEE, sorted by\n"
 	"                   caller and callee; CALLER is (root) for a call no recorded call\n"
@@ -157,92 +161,137 @@ static size_t print_table(struct report *rp, enum fxt_prof_kind k, const char *w
 	return all;
 }
 
-/* Whether the subtree at idx has a node matching the glob (everything matches without one). */
-static int tree_has_match(struct report *rp, uint32_t idx, int depth)
+/* Whether the subtree of tree record i has a record matching the glob (everything matches
+ * without one) down to printed depth TREE_MAX_DEPTH (a root's children are at 0). Returns 1,
+ * 0 or -errno reading the tree. */
+static int tree_has_match(struct report *rp, struct fxt_tree *t, uint64_t i)
 {
-	const struct fxt_prof_node *n = fxt_prof_node(rp->pr.prof, idx);
+	struct fxt_tree_rec top, r;
 
-	if (name_ok(rp, n->name))
+	if (!rp->glob)
 		return 1;
-	if (depth >= TREE_MAX_DEPTH)
-		return 0;
-	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
-		if (tree_has_match(rp, c, depth + 1))
+	if (fxt_tree_get(t, i, &top) < 0)
+		return -EIO;
+	for (uint64_t j = i; j < top.end; j++) {
+		if (fxt_tree_get(t, j, &r) < 0)
+			return -EIO;
+		if (r.depth > TREE_MAX_DEPTH + 1)
+			j = r.end - 1;	/* below what is looked at */
+		else if (name_ok(rp, fxt_tree_name(t, &r)))
 			return 1;
+	}
 	return 0;
 }
 
-static int node_cmp(const void *x, const void *y, void *arg)
+/* A child to print: heaviest first, of equal ones the path made last (as the list of a node's
+ * children, newest first, sorted stably). */
+struct kid {
+	uint64_t i, total, seq;
+};
+
+static int kid_cmp(const void *x, const void *y)
 {
-	const struct fxt_prof_node *a = fxt_prof_node(arg, *(const uint32_t *)x);
-	const struct fxt_prof_node *b = fxt_prof_node(arg, *(const uint32_t *)y);
-	return a->total != b->total ? (a->total > b->total ? -1 : 1) : 0;
+	const struct kid *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return a->seq > b->seq ? -1 : a->seq < b->seq;
 }
 
-/* Prints the children of idx (heaviest first), indented by depth. matched: an ancestor
- * matched the glob, so the whole subtree shows. */
-static int print_children(struct report *rp, uint32_t idx, int depth, int matched)
+/* Prints the children of tree record i, indented by depth. matched: an ancestor matched the
+ * glob, so the whole subtree shows. Returns 0, -ENOMEM or -errno reading the tree. */
+static int print_children(struct report *rp, struct fxt_tree *t, uint64_t i, int depth,
+			  int matched)
 {
-	const struct fxt_prof_node *n = fxt_prof_node(rp->pr.prof, idx);
-	size_t cnt = 0, shown = 0;
-	uint32_t *kids;
-	char t[2][32];
+	struct fxt_tree_rec n, c;
+	struct kid *kids = NULL;
+	size_t cnt = 0, cap = 0, shown = 0;
+	char tm[2][32];
+	int rc = 0;
 
-	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
-		cnt++;
-	if (!cnt)
+	if (fxt_tree_get(t, i, &n) < 0)
+		return -EIO;
+	if (n.end == i + 1)
 		return 0;
 	if (depth >= TREE_MAX_DEPTH) {
 		printf("%*s...\n", 40 + 2 * depth, "");
 		return 0;
 	}
-	kids = malloc(cnt * sizeof(*kids));
-	if (!kids)
-		return -ENOMEM;
-	cnt = 0;
-	for (uint32_t c = n->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
-		kids[cnt++] = c;
-	qsort_r(kids, cnt, sizeof(*kids), node_cmp, rp->pr.prof);
-	for (size_t i = 0; i < cnt; i++) {
-		const struct fxt_prof_node *c = fxt_prof_node(rp->pr.prof, kids[i]);
-		int m = matched || name_ok(rp, c->name);
-		if ((!m && !tree_has_match(rp, kids[i], depth)) || !c->calls ||
-		    (rp->limit && shown >= rp->limit))
+	for (uint64_t j = i + 1; j < n.end; j = c.end) {
+		if (fxt_tree_get(t, j, &c) < 0) {
+			free(kids);
+			return -EIO;
+		}
+		if (cnt == cap) {
+			struct kid *nk = realloc(kids, (cap = cap ? cap * 2 : 16) * sizeof(*nk));
+			if (!nk) {
+				free(kids);
+				return -ENOMEM;
+			}
+			kids = nk;
+		}
+		kids[cnt++] = (struct kid){ j, c.total, c.seq };
+	}
+	qsort(kids, cnt, sizeof(*kids), kid_cmp);
+	for (size_t k = 0; k < cnt && !rc; k++) {
+		struct fxt_sv name;
+		int m;
+		if ((rc = fxt_tree_get(t, kids[k].i, &c)) < 0)
+			break;
+		name = fxt_tree_name(t, &c);
+		m = matched || name_ok(rp, name);
+		if (!m && (rc = tree_has_match(rp, t, kids[k].i)) <= 0)
+			continue;
+		rc = 0;
+		if (!c.calls || (rp->limit && shown >= rp->limit))
 			continue;
 		shown++;
 		rp->printed++;
-		printf("%12s %12s %10" PRIu64 "  %*s%s%.*s\n", fxt_time_fmt(t[0], 32, c->total),
-		       fxt_time_fmt(t[1], 32, c->self), c->calls, 2 * depth, "", fxt_prof_mark(c->kind),
-		       (int)c->name.len, c->name.s);
-		if (print_children(rp, kids[i], depth + 1, m) < 0) {
-			free(kids);
-			return -ENOMEM;
-		}
+		printf("%12s %12s %10" PRIu64 "  %*s%s%.*s\n", fxt_time_fmt(tm[0], 32, c.total),
+		       fxt_time_fmt(tm[1], 32, c.self), c.calls, 2 * depth, "", fxt_prof_mark(c.kind),
+		       (int)name.len, name.s);
+		rc = print_children(rp, t, kids[k].i, depth + 1, m);
 	}
 	free(kids);
-	return 0;
+	return rc;
 }
 
-/* Prints one tree per root that has a call to show. Returns 0 or -ENOMEM. */
+/* Whether root record i (*r) has a child with calls to show. Returns 1, 0 or -errno reading
+ * the tree. */
+static int root_shows(struct report *rp, struct fxt_tree *t, const struct fxt_tree_rec *r,
+		      uint64_t i)
+{
+	struct fxt_tree_rec c;
+	int rc = 0;
+
+	for (uint64_t j = i + 1; j < r->end && !rc; j = c.end) {
+		if (fxt_tree_get(t, j, &c) < 0)
+			return -EIO;
+		rc = c.calls ? tree_has_match(rp, t, j) : 0;
+	}
+	return rc;
+}
+
+/* Prints one tree per root of kind k that has a call to show. Returns 0, -ENOMEM or -errno
+ * of the tree's temporary file. */
 static int print_trees(struct report *rp, enum fxt_prof_kind k, const char *what)
 {
-	size_t n;
-	struct fxt_prof_root *roots = fxt_prof_roots(rp->pr.prof, k, &n);
+	size_t nroots;
+	struct fxt_prof_root *roots = fxt_prof_roots(rp->pr.prof, k, &nroots);
+	struct fxt_tree *t;
+	struct fxt_tree_rec r;
+	int rc = fxt_prof_tree(rp->pr.prof, &t);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct fxt_prof_node *r = fxt_prof_node(rp->pr.prof, roots[i].node);
-		uint32_t c;
-		for (c = r->child; c; c = fxt_prof_node(rp->pr.prof, c)->sibling)
-			if (fxt_prof_node(rp->pr.prof, c)->calls && tree_has_match(rp, c, 0))
-				break;
-		if (!c)
+	for (uint64_t i = 0; rc >= 0 && i < fxt_tree_size(t); i = r.end) {
+		if ((rc = fxt_tree_get(t, i, &r)) < 0)
+			break;
+		if (r.kind != k || r.key >= nroots || (rc = root_shows(rp, t, &r, i)) <= 0)
 			continue;
-		print_owner(rp, roots[i].key.a, roots[i].key.b, what);
+		print_owner(rp, roots[r.key].key.a, roots[r.key].key.b, what);
 		printf("%12s %12s %10s  %s\n", "total", "self", "calls", "call path");
-		if (print_children(rp, roots[i].node, 0, 0) < 0)
-			return -ENOMEM;
+		rc = print_children(rp, t, i, 0, 0);
 	}
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* One caller->callee pair of the call trees and its calls. */
@@ -459,12 +508,13 @@ int cmd_report(int argc, char **argv)
 		{ "from", required_argument, 0, FXT_SEL_FROM },
 		{ "to", required_argument, 0, FXT_SEL_TO }, { "help", no_argument, 0, 'h' },
 		{ "edges", no_argument, 0, 'g' },      { "diff", no_argument, 0, 'd' },
+		{ "tree-memory", required_argument, 0, 'M' },
 		{ 0, 0, 0, 0 },
 	};
 	struct report rp = { .pr.start_ns = UINT64_MAX, .sort = FXT_SORT_SELF };
 	struct fxt_prof_opts po = { 0 };
 	static char globs[4096];	/* --function's lists, joined by commas */
-	uint64_t lim;
+	uint64_t lim, tree_mib = TREE_MEMORY_MIB;
 	int c, code = 0, diff = 0, sort_set = 0;
 	char msg[320], what[256];
 
@@ -486,6 +536,13 @@ int cmd_report(int argc, char **argv)
 				return CMD_EXIT_ERROR;
 			}
 			rp.limit = (size_t)lim;
+			break;
+		case 'M':
+			if (parse_u64(optarg, &tree_mib) < 0 || !tree_mib || tree_mib > (1u << 20)) {
+				fprintf(stderr, "fxt report: --tree-memory %s: expected MiB, 1 to "
+					"1048576\n", optarg);
+				return CMD_EXIT_ERROR;
+			}
 			break;
 		case 'T': rp.threads = 1; break;
 		case 't': rp.tree = 1; break;
@@ -533,6 +590,8 @@ int cmd_report(int argc, char **argv)
 	po.per_thread = rp.threads;
 	po.tree = rp.tree || rp.edges;
 	po.edges = rp.edges;
+	/* the nodes two thirds; the tree's records, when it fits, at most the rest */
+	po.tree_budget = rp.tree && !rp.edges ? (size_t)(tree_mib << 20) / 3 * 2 : 0;
 	if (diff) {
 		if (!sort_set)
 			rp.sort = FXT_SORT_TOTAL;	/* uftrace report --diff's default key */
@@ -548,9 +607,15 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	if (rp.tree) {
-		if (print_trees(&rp, FXT_PK_FUNC, "call tree") < 0 ||
-		    print_trees(&rp, FXT_PK_SAMPLE, "sampled call tree") < 0)
+		int rc = print_trees(&rp, FXT_PK_FUNC, "call tree");
+		if (rc >= 0)
+			rc = print_trees(&rp, FXT_PK_SAMPLE, "sampled call tree");
+		if (rc == -ENOMEM)
 			goto nomem;
+		if (rc < 0) {
+			code = profread_tree_error(&rp.pr, "report", rc);
+			goto out;
+		}
 	} else {
 		print_table(&rp, FXT_PK_FUNC, "functions", "calls", "function", 1);
 		print_table(&rp, FXT_PK_SAMPLE, "sampled stacks (time estimated from slices)",

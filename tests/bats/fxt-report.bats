@@ -404,3 +404,48 @@ open(sys.argv[1], "wb").write(struct.pack("<Q", 0x0016547846040010))' e.fxt
 	[ "$(wc -l <edges)" -gt 1000 ]
 	[ "$(cat rss)" -lt 90000 ]
 }
+
+@test "--tree-memory: past its budget the tree goes to a temporary file; the same tree printed" {
+	# Nearly every call of gen-archive is a path of its own: the whole tree took 125 MB on
+	# this 16 MiB archive (4 GB at 1 GiB); within 2 MiB, 25 MB (ASan: 440 and 45 with its
+	# quarantine of freed memory kept small).
+	[ -n "${GEN_ARCHIVE:-}" ] || skip "bench/gen-archive is not built"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
+	"$GEN_ARCHIVE" -s $((16 << 20)) -t 8 big.fxt
+	mkdir tmp
+	/usr/bin/time -f '%M' -o rss-all timeout 120 "$FXT" report --tree big.fxt >all
+	for args in "" "--threads --function *_3* --limit 5"; do
+		# shellcheck disable=SC2086 # args are words
+		TMPDIR=$PWD/tmp /usr/bin/time -f '%M' -o rss \
+			timeout 120 "$FXT" report --tree --tree-memory 2 $args big.fxt >bounded
+		echo "$args: peak RSS $(cat rss) KB ($(cat rss-all) KB unbounded), $(wc -l <bounded) lines"
+		[ -z "$args" ] || timeout 120 "$FXT" report --tree $args big.fxt >all
+		cmp all bounded
+		[ "$(wc -l <bounded)" -gt 500 ]
+		[ "$(cat rss)" -lt 80000 ]
+		[ "$(cat rss)" -lt $(($(cat rss-all) / 2)) ]
+		[ -z "$(ls tmp)" ]	# the temporary file went with the process
+	done
+	rm big.fxt
+}
+
+@test "--tree-memory: calls out of order in many chunks spilled and merged give the same tree" {
+	"$GEN" --fanout 20000 f.fxt
+	"$FXT" report --tree f.fxt >all
+	run "$FXT" report --tree --tree-memory 1 f.fxt
+	[ "$status" -eq 0 ]
+	diff all <(echo "$output")
+}
+
+@test "--tree-memory: not a positive number of MiB, or no temporary file: one-line error, exit 2" {
+	for m in 0 -1 x 1048577; do
+		run --separate-stderr "$FXT" report --tree --tree-memory "$m" t.fxt
+		[ "$status" -eq 2 ]
+		[[ "$stderr" == "fxt report: --tree-memory $m: expected MiB"* ]]
+	done
+	"$GEN" --fanout 20000 f.fxt
+	TMPDIR=$PWD/nonexistent run --separate-stderr "$FXT" report --tree --tree-memory 1 f.fxt
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "fxt report: the call tree's temporary file in \$TMPDIR: No such file or directory" ]
+}
