@@ -44,7 +44,7 @@ if(BATS AND TARGET fxt AND TARGET fxtauto AND TARGET fxt-calls)
 		RPROGS=${FXT_RPROGS_DIR} PROGS=${FXT_PROGS_DIR}/gcc
 		SAMPLE_PROG=${CMAKE_CURRENT_BINARY_DIR}/m-split
 		${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/fxtrun.bats)
-	set_tests_properties(fxtrun-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 300)
+	set_tests_properties(fxtrun-bats PROPERTIES LABELS "e2e;nosan" TIMEOUT 600)
 	add_test(NAME completeness-bats COMMAND ${CMAKE_COMMAND} -E env FXT=$<TARGET_FILE:fxt>
 		FXTRUN=$<TARGET_FILE_DIR:fxt>/fxtrun FXTAUTO=$<TARGET_FILE:fxtauto>
 		RPROGS=${FXT_RPROGS_DIR} ${BATS} ${CMAKE_CURRENT_SOURCE_DIR}/bats/completeness.bats)
