@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/outpath.h"
@@ -83,16 +85,53 @@ int fxt_outpath_create_part(const char *path, char *part, size_t size)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Writes "<path>.XXXXXX.part" to tmp, XXXXXX six random letters or digits. */
+static int random_name(const char *path, char *tmp, size_t size, unsigned attempt)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char r[6];
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec ts;	/* no entropy yet (early boot): the clock, mixed */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		unsigned long long x = (unsigned long long)ts.tv_nsec ^ attempt ^
+				       (unsigned long long)getpid() << 32;
+		for (size_t i = 0; i < sizeof(r); i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			r[i] = (unsigned char)(x >> 56);
+		}
+	}
+	char rand6[7];
+	for (size_t i = 0; i < sizeof(r); i++)
+		rand6[i] = set[r[i] % (sizeof(set) - 1)];
+	rand6[6] = 0;
+	return snprintf(tmp, size, "%s.%s.part", path, rand6) < (int)size ? 0 : -ENAMETOOLONG;
+}
+
+#define RANDOM_ATTEMPTS 100
+
+int fxt_outpath_open_told(const char *path, char *tmp, size_t size,
+			  int (*tell)(const char *tmp, void *arg), void *arg)
+{
+	int rc = fxt_outpath_part(path, tmp, size);
+	for (unsigned attempt = 0; !rc && attempt <= RANDOM_ATTEMPTS; attempt++) {
+		/* "<path>.part" first; left by an earlier run (or planted): a fresh name, never
+		 * someone else's file */
+		if (attempt && (rc = random_name(path, tmp, size, attempt)) < 0)
+			break;
+		if (tell && (rc = tell(tmp, arg)) < 0)
+			break;
+		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			      attempt ? 0600 : 0644);
+		if (fd >= 0)
+			return fd;
+		rc = errno == EEXIST ? 0 : -errno;
+	}
+	return rc ? rc : -EEXIST;
+}
+
 int fxt_outpath_open(const char *path, char *tmp, size_t size)
 {
-	int fd = fxt_outpath_create_part(path, tmp, size);
-	if (fd != -EEXIST)
-		return fd;
-	/* Left by an earlier run (or planted): a fresh name, never someone else's file. */
-	if (snprintf(tmp, size, "%s.XXXXXX.part", path) >= (int)size)
-		return -ENAMETOOLONG;
-	fd = mkostemps(tmp, 5, O_CLOEXEC);	/* mode 0600 */
-	return fd < 0 ? -errno : fd;
+	return fxt_outpath_open_told(path, tmp, size, NULL, NULL);
 }
 
 int fxt_outpath_commit(const char *tmp, const char *path, const char **why)

@@ -37,6 +37,12 @@ int fxt_outpath_create_part(const char *path, char *part, size_t size);
  * (nothing created). */
 int fxt_outpath_open(const char *path, char *tmp, size_t size);
 
+/* As fxt_outpath_open(), telling each name before a file of that name is created: tell(tmp,
+ * arg) (fxtrun notes it in its session, so that no kill at any instant leaves a temporary
+ * nobody knows). A negative return of tell stops there, returned (nothing created). */
+int fxt_outpath_open_told(const char *path, char *tmp, size_t size,
+			  int (*tell)(const char *tmp, void *arg), void *arg);
+
 /* Renames the complete temporary tmp to path after checking path once more. Returns 0, or
  * -errno with *why set (tmp is left for the caller to remove or name). */
 int fxt_outpath_commit(const char *tmp, const char *path, const char **why);

@@ -1,4 +1,4 @@
-/* The manager service's packets vetted (common/registry.h): one function for the four
+/* The manager service's packets checked (common/registry.h): one function for the four
  * directions, each type's rule in one place (its exact size, its strings, its counts and
  * ranges). Pure: no I/O, no allocation, no global state; used by the manager and its clients
  * (launcher/manager/msg.c carries the packets) and by the provider (preload/transport/manager-link.c), and fed
@@ -53,7 +53,7 @@ static int triggers_ok(const void *pkt, size_t len, size_t body, uint32_t n, con
 	return 0;
 }
 
-static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why)
+static int check_body(const void *pkt, size_t len, uint16_t type, const char **why)
 {
 	switch (type) {
 	case FXT_MSG_HELLO: {
@@ -156,7 +156,7 @@ static int vet_body(const void *pkt, size_t len, uint16_t type, const char **why
 	return refuse(why, "unknown type");
 }
 
-int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char **why)
+int fxt_msg_check(const void *pkt, size_t len, enum fxt_msg_from from, const char **why)
 {
 	static const uint16_t allowed[4][4] = {
 		[FXT_FROM_PROVIDER] = { FXT_MSG_HELLO, FXT_MSG_STOPPED, FXT_MSG_TRIGGERED,
@@ -180,7 +180,7 @@ int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char 
 	if (h->type != allowed[from][0] && h->type != allowed[from][1] &&
 	    h->type != allowed[from][2] && h->type != allowed[from][3])
 		return refuse(why, "a type this sender may not send");
-	int rc = vet_body(pkt, len, h->type, why);
+	int rc = check_body(pkt, len, h->type, why);
 	return rc < 0 ? rc : h->type;
 }
 

@@ -220,7 +220,7 @@ enum fxt_msg_from {
  * what the type's body and counts say, reserved fields are zero, enumerations are in range and
  * every string is NUL-terminated within its field. Returns the type, or -EBADMSG with *why
  * (may be NULL) saying what is wrong. Fails: -EBADMSG. Thread-safe, no I/O. */
-int fxt_msg_vet(const void *pkt, size_t len, enum fxt_msg_from from, const char **why);
+int fxt_msg_check(const void *pkt, size_t len, enum fxt_msg_from from, const char **why);
 
 /* Fills a packet header. Fails: never. Thread-safe. */
 static inline struct fxt_msg fxt_msg_hdr(enum fxt_msg_type type, size_t size)

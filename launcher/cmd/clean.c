@@ -1,7 +1,8 @@
 /* `fxt clean`: removes the session directories (buffers, socket) that a killed fxtrun left in
- * /dev/shm or $TMPDIR: those of this user whose manager process is gone (pid dead, or reused:
- * its start time differs). Live sessions are never touched. fxtrun does the same, silently,
- * each time it starts. Exit 0 (also when there was nothing to remove), 2 usage error. */
+ * /dev/shm or $TMPDIR, and the temporary archive (FILE.part) each names: those of this user
+ * whose manager process is gone (pid dead, or reused: its start time differs). Live sessions
+ * are never touched. fxtrun does the same, silently, each time it starts. Exit 0 (also when
+ * there was nothing to remove), 2 usage error. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: fxt clean\n"
 		   "Removes the session directories (/dev/shm/fxtrun.*, $TMPDIR/fxtrun.*) left by a\n"
-		   "killed fxtrun: those whose manager process is gone. Live sessions are kept.\n"
+		   "killed fxtrun, those whose manager process is gone, and the temporary archive\n"
+		   "(FILE.part) each names. Live sessions are kept.\n"
 		   "Exit 0 done, 2 usage error.\n");
 }
 

@@ -1,7 +1,7 @@
 /* The manager service's clients' shared parts (ctl.h). The manager is started on demand by
  * running this very binary as `fxt manager`, which returns once its sockets listen; a manager
  * started at the same moment by another client wins the lock, and the connection is retried a
- * bounded number of times. A reply is always vetted (launcher/manager/msg.c) before it is used. */
+ * bounded number of times. A reply is always checked (launcher/manager/msg.c) before it is used. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "common/outpath.h"
@@ -109,7 +109,7 @@ int fxt_ctl_read(const char *me, int fd, void *buf)
 {
 	long n = recv_reply(fd, buf);
 	const char *why = "the manager closed the connection (it died?)";
-	int type = n > 0 ? fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, &why) : -EBADMSG;
+	int type = n > 0 ? fxt_msg_check(buf, (size_t)n, FXT_FROM_CONTROL, &why) : -EBADMSG;
 	if (n == -EAGAIN)
 		return 0;
 	if (type < 0) {
@@ -155,7 +155,7 @@ int fxt_ctl_call(const char *me, int fd, const void *req, size_t len, int file, 
 	if (rc < 0) {
 		/* refused at once (too many connections): the reply saying why is there */
 		long n = recv_reply(fd, buf);
-		if (n > 0 && fxt_msg_vet(buf, (size_t)n, FXT_FROM_CONTROL, NULL) == FXT_MSG_REPLY)
+		if (n > 0 && fxt_msg_check(buf, (size_t)n, FXT_FROM_CONTROL, NULL) == FXT_MSG_REPLY)
 			return FXT_MSG_REPLY;
 		fprintf(stderr, "%s: cannot talk to the manager: %s\n", me, strerror(-rc));
 		return -1;

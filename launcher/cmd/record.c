@@ -367,10 +367,22 @@ static void print_end(int status)
 			strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
 }
 
+struct pending {
+	const struct fxt_session *session;
+	int rc;	/* the last note's, -errno */
+};
+
+static int note_pending(const char *tmp, void *arg)
+{
+	struct pending *p = arg;
+	return p->rc = fxt_session_note_pending(p->session, tmp);
+}
+
 /* Makes fxtrun's session and its temporary archive (returned, its name in tmp): after the
- * session, and noted there at once, so that a cleanup after fxtrun is killed finds it; under a
- * fresh name in the archive's directory (never following a link someone planted there), renamed
- * once complete. Fails: -1 after printing why (nothing left behind). */
+ * session, each name noted there before a file of that name is made and the file noted once
+ * made, so that a cleanup after fxtrun is killed at any instant finds it; under a fresh name in
+ * the archive's directory (never following a link someone planted there), renamed once
+ * complete. Fails: -1 after printing why (nothing left behind). */
 static int open_archive(struct fxt_session *s, const char *output, char *tmp, size_t size)
 {
 	fxt_session_clean(NULL);	/* sessions of managers that were killed */
@@ -379,9 +391,14 @@ static int open_archive(struct fxt_session *s, const char *output, char *tmp, si
 		fprintf(stderr, ME ": cannot create the session directory: %s\n", strerror(-rc));
 		return -1;
 	}
-	int out_fd = fxt_outpath_open(output, tmp, size);
+	struct pending p = { s, 0 };
+	int out_fd = fxt_outpath_open_told(output, tmp, size, note_pending, &p);
 	if (out_fd < 0) {
-		fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-out_fd));
+		if (p.rc < 0)
+			fprintf(stderr, ME ": cannot note the archive in the session directory: %s\n",
+				strerror(-p.rc));
+		else
+			fprintf(stderr, ME ": cannot write %s: %s\n", output, strerror(-out_fd));
 		fxt_session_remove(s);
 		return -1;
 	}

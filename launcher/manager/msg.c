@@ -1,5 +1,5 @@
 /* The service's packets on the wire (msg.h): sending and receiving one packet with an optional
- * descriptor, and the peer's credentials (common/peer.h). Their vetting is common/registry.c's. */
+ * descriptor, and the peer's credentials (common/peer.h). Their checking is common/registry.c's. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "launcher/manager/msg.h"

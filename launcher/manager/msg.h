@@ -1,7 +1,7 @@
 /* The service's packets on the wire (common/registry.h): sending or receiving one SOCK_SEQPACKET
  * packet with at most one file descriptor (SCM_RIGHTS), and the peer's credentials. Used by the
  * manager (launcher/service*.c), its clients (ctl.c) and the test providers; every received
- * packet is vetted with fxt_msg_vet() (common/registry.h) before it is used. */
+ * packet is checked with fxt_msg_check() (common/registry.h) before it is used. */
 /* SPDX-License-Identifier: MIT */
 #ifndef FXT_LAUNCHER_MSG_H
 #define FXT_LAUNCHER_MSG_H

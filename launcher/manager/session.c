@@ -145,32 +145,71 @@ int fxt_session_find_preload(char *out, size_t size)
 	return -ENOENT;
 }
 
-int fxt_session_note_archive(const struct fxt_session *s, const char *path, int fd)
+/* The absolute form of path in abs (PATH_MAX bytes). Fails: -ENAMETOOLONG. */
+static int absolute(const char *path, char *abs)
 {
-	struct stat st;
-	char abs[PATH_MAX], file[PATH_MAX + 32], line[PATH_MAX * 2];
-	if (fstat(fd, &st) < 0)
-		return -errno;
 	if (path[0] == '/')
-		snprintf(abs, sizeof(abs), "%s", path);
-	else if (!getcwd(abs, sizeof(abs)) ||
-		 strlen(abs) + 1 + strlen(path) >= sizeof(abs))
+		return snprintf(abs, PATH_MAX, "%s", path) < PATH_MAX ? 0 : -ENAMETOOLONG;
+	if (!getcwd(abs, PATH_MAX) || strlen(abs) + 1 + strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	else
-		strcat(strcat(abs, "/"), path);
+	strcat(strcat(abs, "/"), path);
+	return 0;
+}
+
+/* Makes line (n bytes) the session's archive note, the one before replaced in one rename: a
+ * kill at any instant leaves one whole note or the one before. */
+static int write_note(const struct fxt_session *s, const char *line, int n)
+{
+	char file[PATH_MAX + 32], next[PATH_MAX + 32];
 	snprintf(file, sizeof(file), "%s/" FXT_SESSION_ARCHIVE, s->dir);
-	int n = snprintf(line, sizeof(line), "%llu %llu %s\n", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino, abs);
-	int out = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(next, sizeof(next), "%s/" FXT_SESSION_ARCHIVE ".next", s->dir);
+	unlink(next);	/* a note that was not finished */
+	int out = open(next, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0)
 		return -errno;
 	int rc = write(out, line, (size_t)n) == n ? 0 : -EIO;
 	close(out);
+	if (!rc && rename(next, file) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(next);
 	return rc;
 }
 
+int fxt_session_note_pending(const struct fxt_session *s, const char *path)
+{
+	char abs[PATH_MAX], line[PATH_MAX + 16];
+	int rc = absolute(path, abs);
+	if (rc < 0)
+		return rc;
+	return write_note(s, line, snprintf(line, sizeof(line), "pending %s\n", abs));
+}
+
+int fxt_session_note_archive(const struct fxt_session *s, const char *path, int fd)
+{
+	struct stat st;
+	char abs[PATH_MAX], line[PATH_MAX + 64];
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	int rc = absolute(path, abs);
+	if (rc < 0)
+		return rc;
+	return write_note(s, line, snprintf(line, sizeof(line), "%llu %llu %s\n",
+					    (unsigned long long)st.st_dev,
+					    (unsigned long long)st.st_ino, abs));
+}
+
+static int earlier(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
 /* A killed fxtrun's temporary archive, as noted in session directory name: removed if the file
- * at that path is still the same one (device, inode) and ours. */
+ * at that path is still the same one (device, inode) and ours. A pending note (fxtrun was
+ * killed between noting the name and noting the file made under it) names no file yet: the
+ * file at that path is removed only if it can be the one fxtrun made, never one someone
+ * planted there: a regular file (not a link) of ours, with no other name, whose inode changed
+ * no earlier than the note was written (it was created after). */
 static void remove_archive(int parent, const char *name)
 {
 	char path[NAME_MAX + 32], line[PATH_MAX * 2 + 64] = "", file[PATH_MAX];
@@ -178,11 +217,20 @@ static void remove_archive(int parent, const char *name)
 	int fd = openat(parent, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	struct stat note, st;
 	ssize_t n = read(fd, line, sizeof(line) - 1);
+	int noted = fstat(fd, &note) == 0;
 	close(fd);
 	unsigned long long dev, ino;
-	struct stat st;
-	if (n <= 0 || sscanf(line, "%llu %llu %4095[^\n]", &dev, &ino, file) != 3)
+	if (n <= 0 || !noted)
+		return;
+	if (sscanf(line, "pending %4095[^\n]", file) == 1) {
+		if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
+		    st.st_nlink == 1 && !earlier(st.st_ctim, note.st_mtim))
+			unlink(file);
+		return;
+	}
+	if (sscanf(line, "%llu %llu %4095[^\n]", &dev, &ino, file) != 3)
 		return;
 	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
 	    (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino)

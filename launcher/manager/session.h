@@ -30,9 +30,16 @@ void fxt_session_remove(struct fxt_session *s);
  * Fails: never (best effort). Not thread-safe. */
 int fxt_session_clean(void (*removed)(const char *dir));
 
+/* Notes in the session the name path of the temporary archive fxtrun is about to create, before
+ * it creates it: a cleanup of the session after fxtrun was killed before the file was noted
+ * (fxt_session_note_archive()) removes the file at path only if it can be the one fxtrun
+ * made (a regular file of this user, not a link, with one name, created after the note). The
+ * note replaces the one before (another name tried). Fails: -errno. Not thread-safe. */
+int fxt_session_note_pending(const struct fxt_session *s, const char *path);
+
 /* Notes in the session the temporary archive file fd (at path) that fxtrun writes, so that a
  * cleanup of the session after fxtrun was killed removes it too (only that very file: device,
- * inode and owner must match). Fails: -errno. Not thread-safe. */
+ * inode and owner must match). Replaces the pending note. Fails: -errno. Not thread-safe. */
 int fxt_session_note_archive(const struct fxt_session *s, const char *path, int fd);
 
 /* Finds libfxtauto.so beside the running executable: the build tree (launcher/../preload/)

@@ -139,7 +139,7 @@ void svc_clients_read(struct svc *v, int fd)
 		return;
 	}
 	const char *why = "packet larger than any";
-	int type = n > 0 ? fxt_msg_vet(buf, (size_t)n, FXT_FROM_CLIENT, &why) : -EBADMSG;
+	int type = n > 0 ? fxt_msg_check(buf, (size_t)n, FXT_FROM_CLIENT, &why) : -EBADMSG;
 	if (type > 0 && file >= 0 && type == FXT_MSG_LIST)
 		type = -EBADMSG, why = "a descriptor with LIST";
 	if (type < 0) {

@@ -116,7 +116,7 @@ void svc_providers_read(struct svc *v, int fd)
 		return;
 	}
 	const char *why = "packet larger than any";
-	int type = n > 0 ? fxt_msg_vet(&u, (size_t)n, FXT_FROM_PROVIDER, &why) : -EBADMSG;
+	int type = n > 0 ? fxt_msg_check(&u, (size_t)n, FXT_FROM_PROVIDER, &why) : -EBADMSG;
 	if (type == FXT_MSG_HELLO) {
 		if (p->state)
 			why = "HELLO twice", type = -EBADMSG;

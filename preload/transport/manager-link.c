@@ -2,7 +2,7 @@
  * registry.h, the Fuchsia Tracing System Design's TraceRegistry): it finds the runtime
  * directory, connects to registry.sock (a manager of this user only: SO_PEERCRED), says HELLO
  * and serves START and STOP; with no manager yet it sleeps on inotify until the socket appears
- * (no polling wakeups). START is vetted field by field (a bad message closes the connection);
+ * (no polling wakeups). START is checked field by field (a bad message closes the connection);
  * it makes the buffer in the session it names through provider.c (STARTED on the session's
  * socket, as under fxtrun), then the state goes RUNNING (ARMED with a start trigger) and
  * RECORDING tells the manager (`fxt start` returns once every chosen provider said it). A fork
@@ -180,7 +180,7 @@ static void end_trace(int gone)
 	fxtp_state_move(fxtp_state_word(), FXTP_STATE_IDLE);
 }
 
-/* The start of a trace, START vetted: triggers resolved, the buffer made in the session
+/* The start of a trace, START checked: triggers resolved, the buffer made in the session
  * (STARTED sent there), then RUNNING or ARMED. A buffer that cannot be made: one line on
  * stderr, STOPPED answered (this process is not in the trace). */
 static void begin_trace(const struct fxt_msg_start *m, const struct fxt_trigger *tr)
@@ -207,7 +207,7 @@ static void begin_trace(const struct fxt_msg_start *m, const struct fxt_trigger 
 	send_session(FXT_MSG_RECORDING, m->session);	/* the start's barrier: records now */
 }
 
-/* A START (vetted by fxt_msg_vet(): sizes, ranges, strings, triggers) is checked for what only
+/* A START (passed by fxt_msg_check(): sizes, ranges, strings, triggers) is checked for what only
  * this process can see, then the trace begins. Returns -1 for a bad message. */
 static int on_start(void)
 {
@@ -269,7 +269,7 @@ static void serve(int fd)
 			continue;
 		if (n < 0 || (size_t)n > sizeof(in) || !fxtp_uplink_ours(fd))
 			break;
-		int type = fxt_msg_vet(&in, (size_t)n, FXT_FROM_REGISTRY, NULL);
+		int type = fxt_msg_check(&in, (size_t)n, FXT_FROM_REGISTRY, NULL);
 		int rc = type == FXT_MSG_START ? on_start() : type == FXT_MSG_STOP ? on_stop() : -1;
 		if (rc < 0)
 			break;

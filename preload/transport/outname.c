@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/outpath.h"
 #include "common/proc.h"
 #include "preload/base/fxtp.h"
 #include "preload/transport/outname.h"
@@ -111,13 +112,16 @@ static void unmap_hdr(struct fxt_buf_hdr *h)
 	munmap((uint8_t *)h - FXT_OUTFILE_HDR_OFF, FXT_BUF_HDR_SIZE);
 }
 
+/* A buffer that "<FXT_OUTPUT>.part" always fits. */
+#define PART_SIZE (sizeof(fxtp.output_opt) + sizeof(".part"))
+
 /* Maps the header page of <FXT_OUTPUT>.part when it is a live growing archive of ours written
  * by this process (own: the same buffer), by process `root` (a member's later image: the root
  * may have ended), or else by an ancestor; else NULL. */
 static struct fxt_buf_hdr *map_root(int own, int root)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%.4090s.part", fxtp.output_opt);
+	char path[PART_SIZE];
+	fxt_outpath_part(fxtp.output_opt, path, sizeof(path));	/* fits: PART_SIZE */
 	struct fxt_buf_hdr *h = map_hdr(path);
 	int ok = h != NULL;
 	if (ok && own)
@@ -196,9 +200,9 @@ static int join(void)
  * recorded, the one member's archive if one did; with two or more nothing is at R. */
 static void name_files(uint64_t w)
 {
-	char part[4200], one[4200];
+	char part[PART_SIZE], one[4200];
 	const char *r = fxtp.output_opt;
-	snprintf(part, sizeof(part), "%.4090s.part", r);
+	fxt_outpath_part(r, part, sizeof(part));	/* fits: PART_SIZE */
 	uint64_t recorders = fxt_field_get(REC_MASK, w);
 	int rc = 0;
 	if (!recorders) {

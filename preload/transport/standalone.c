@@ -82,23 +82,12 @@ static void release(struct fxt_buf *b, uint64_t *c, const uint64_t *end)
 
 static const struct fxt_buf_policy policy = { fxt_outfile_take, release };
 
-static int create(const char *out_path)
-{
-	snprintf(part_path, sizeof(part_path), "%.4090s.part", out_path);
-	int fd = open(part_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0 || errno != EEXIST)
-		return fd < 0 ? -errno : fd;
-	/* Left by an earlier run (or planted): a fresh name, never someone else's file. */
-	snprintf(part_path, sizeof(part_path), "%.4080s.XXXXXX.part", out_path);
-	fd = mkostemps(part_path, 5, O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 int fxtp_standalone_open(struct fxt_buf *b, void **map, size_t *map_size, uint64_t durable,
 			 const char *out_path, const char *name, pid_t pid,
 			 struct fxt_clock_pair clock_start)
 {
-	int fd = create(out_path);
+	/* "<out_path>.part", or a fresh name when that one is taken */
+	int fd = fxt_outpath_open(out_path, part_path, sizeof(part_path));
 	if (fd < 0)
 		return fd;
 	uint64_t window = WINDOW_MAX;

@@ -1,4 +1,4 @@
-/* libFuzzer target: arbitrary packets through the manager service's vetting (common/registry.c,
+/* libFuzzer target: arbitrary packets through the manager service's check (common/registry.c,
  * which the manager, its clients and the providers all use), as each of the four receivers sees
  * them (the first byte picks the direction). A packet that passes is then read as its type
  * says, the way the service reads it: no read may go past it. */
@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!pkt)
 		return 0;
 	memcpy(pkt, data + 1, size - 1);
-	int type = fxt_msg_vet(pkt, size - 1, (enum fxt_msg_from)(data[0] & 3), NULL);
+	int type = fxt_msg_check(pkt, size - 1, (enum fxt_msg_from)(data[0] & 3), NULL);
 	volatile size_t sink = 0;
 	if (type == FXT_MSG_HELLO)
 		sink += strlen(((struct fxt_msg_hello *)pkt)->name);

@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 			continue;
 		if (n <= 0)
 			return 0;	/* the manager is gone */
-		int type = fxt_msg_vet(buf, (size_t)n, FXT_FROM_REGISTRY, NULL);
+		int type = fxt_msg_check(buf, (size_t)n, FXT_FROM_REGISTRY, NULL);
 		if (type == FXT_MSG_START && f.silent)
 			continue;
 		if (type == FXT_MSG_START && start((const void *)buf) < 0)
