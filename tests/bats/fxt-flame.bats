@@ -67,7 +67,7 @@ frames() {
 	[[ "$output" == *$'\n'"second [2000] (1.000 us, 42.92%) x=683.56 width=506.44"* ]]
 	[ "${#lines[@]}" -eq 15 ]	# all, 2 processes, the 12 call paths of --folded
 	grep -q '<script type="text/ecmascript"><!\[CDATA\[' t.svg
-	! grep -Eq 'href=|src=|https?://[^w]|@import|url\(' t.svg
+	! grep -Eq 'href=|src=|https?://[^w]|@import|url\(' t.svg || false
 	grep -q '>inclusive wall time by call path, fxt flame<' t.svg
 }
 

@@ -114,7 +114,7 @@ thread() {
 	w1=$(grep -oE 'thread [0-9]+ \(w1\)' <<<"$output" | cut -d' ' -f2)
 	thread "$w1" <<<"$output" | grep -E '\| *log "' >w1
 	[ "$(wc -l <w1)" -ge 20 ]
-	! grep -vE '\| *log "w1 ' w1
+	! grep -vE '\| *log "w1 ' w1 || false
 }
 
 @test "--tid keeps those threads (a list, repeatable)" {
@@ -134,7 +134,7 @@ thread() {
 	run "$FXT" replay --pid 2000 t.fxt
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^== process 2000 (second), thread 2001' <<<"$output")" -eq 1 ]
-	! grep -q 'process 1000' <<<"$output"
+	! grep -q 'process 1000' <<<"$output" || false
 	check t.fxt --pid 2000
 }
 
@@ -152,7 +152,7 @@ thread() {
 	run "$FXT" replay --depth 2 c.fxt
 	[ "$status" -eq 0 ]
 	[ "$(lines step 1 <<<"$output")" -eq 100 ]
-	! grep -qE ' \|     ' <<<"$output"
+	! grep -qE ' \|     ' <<<"$output" || false
 	check c.fxt --depth 3
 	check c.fxt --function step --depth 2
 }
@@ -162,7 +162,11 @@ thread() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -c ' mix$' <<<"$output")" -eq 300 ]
 	[ "$(grep -c ' step$' <<<"$output")" -eq 100 ]
-	! grep -qE ' (hash_word|hash_block|fib)$' <<<"$output"
+	# fib(15), hash_block and hash_word take µs: only the few a busy machine preempted stay
+	short=$(grep -cE ' (hash_word|hash_block|fib)$' <<<"$output" || true)
+	all=$("$FXT" replay c.fxt | grep -cE ' (hash_word|hash_block|fib)$')
+	echo "short calls of at least 100us: $short of $all"
+	[ "$short" -lt $((all / 100)) ]
 	check c.fxt --min 100us
 	check c.fxt --min 1ms
 	check api.fxt --min 1us
@@ -177,9 +181,9 @@ thread() {
 		'    0.001000060      40 ns |     fn:b')" ]
 	# one ns less on either side: a is out
 	run "$FXT" replay --since 0.001000011 --until 0.001000200 --tid 1001 t.fxt
-	! grep -q 'fn:a$' <<<"$output"
+	! grep -q 'fn:a$' <<<"$output" || false
 	run "$FXT" replay --since 0.001000010 --until 0.001000199 --tid 1001 t.fxt
-	! grep -q 'fn:a$' <<<"$output"
+	! grep -q 'fn:a$' <<<"$output" || false
 	# on c-demo: a step's exact start and end (JSON stamps are whole ns)
 	"$FXT" json c.fxt -o c.json
 	read -r tid since until < <(python3 -c 'import json, sys
@@ -189,7 +193,7 @@ print("%d %d.%09d %d.%09d" % (e["tid"], s // 10**9, s % 10**9, (s + d) // 10**9,
 	run "$FXT" replay --since "$since" --until "$until" --tid "$tid" c.fxt
 	[ "$(grep -c ' step$' <<<"$output")" -eq 1 ]
 	[ "$(grep ' step$' <<<"$output" | awk '{ print $1 }')" = "$since" ]
-	! grep -qE ' (worker|main)$' <<<"$output"
+	! grep -qE ' (worker|main)$' <<<"$output" || false
 	check c.fxt --since "$since" --until "$until"
 }
 

@@ -24,7 +24,7 @@ open(sys.argv[2], "wb").write(d)' "$1" "$2"
 
 # lacks ERE TEXT: fails when TEXT has a line matching ERE (a bare `! grep` never fails a test)
 lacks() {
-	! grep -qE "$1" <<<"$2"
+	! grep -qE "$1" <<<"$2"	# status
 }
 
 # row SECTION-OUTPUT NAME: the table line of function NAME

@@ -189,7 +189,7 @@ term_manager() {
 	pid=$(cut -d' ' -f1 "$FXT_RUNTIME_DIR/manager.pid")
 	kill -TERM "$pid"
 	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-	! kill -0 "$pid" 2>/dev/null
+	! kill -0 "$pid" 2>/dev/null || false
 	[ ! -e "$FXT_RUNTIME_DIR/control.sock" ]
 }
 
@@ -234,7 +234,7 @@ term_manager() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "fxt start: none of the 1 chosen program could start recording: ${FAKES[0]} (alpha) (see its stderr): no trace started" ]
 	[ ! -e "$W/a.fxt" ] && [ ! -e "$W/a.fxt.part" ]
-	! "$FXT" list | grep "^trace"
+	! "$FXT" list | grep "^trace" || false
 	fake beta 4
 	run timeout 30 "$FXT" start
 	[ "$status" -eq 0 ]
@@ -255,7 +255,7 @@ term_manager() {
 	[ "$status" -eq 0 ]
 	echo "$output" | grep -x "fxt stop: -o $W/b.fxt not used: the trace had its archive file from its start"
 	echo "$output" | grep -x "fxt stop: the archive is in the file given when the trace started."
-	! echo "$output" | grep "written to"
+	! echo "$output" | grep "written to" || false
 	[ ! -e "$W/b.fxt" ] && [ ! -e "$W/b.fxt.part" ]
 	wait $rec
 	grep -x "fxt record: trace written to $W/a.fxt; open it in ui.perfetto.dev (or: fxt report $W/a.fxt)." "$W/err"
@@ -270,7 +270,7 @@ term_manager() {
 	[ ! -e "$W/a.fxt.part" ]
 	"$FXT" check "$W/a.fxt"
 	[ "$(events "$W/a.fxt")" -eq 4 ]
-	! "$FXT" list | grep "^trace"
+	! "$FXT" list | grep "^trace" || false
 }
 
 @test "a stopped manager: a client says so instead of waiting forever" {
