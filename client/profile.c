@@ -591,16 +591,13 @@ static void run_sort(struct fxt_prof *p)
 /* ---- the tree budget ---- */
 
 /* Bytes the tree's nodes and child table would take after one more run (RUN_CAP nodes more
- * at most): their arrays grow by doubling. */
+ * at most): their arrays grow by fxt_grow(), the table's slots by doubling. */
 static size_t tree_bytes_next(const struct fxt_prof *p)
 {
-	size_t nodes = p->cnodes, ents = p->children.ents_cap, slots = p->children.cap;
-	size_t want_nodes = (size_t)p->nnodes + RUN_CAP, want_ents = p->children.n + RUN_CAP;
+	size_t want_ents = p->children.n + RUN_CAP, slots = p->children.cap;
+	size_t nodes = fxt_grow_cap(p->cnodes, (size_t)p->nnodes + RUN_CAP);
+	size_t ents = fxt_grow_cap(p->children.ents_cap, want_ents);
 
-	while (nodes < want_nodes)
-		nodes = nodes ? nodes * 2 : 1024;
-	while (ents < want_ents)
-		ents = ents ? ents * 2 : 64;
 	while (want_ents * 2 > slots)
 		slots *= 2;
 	return nodes * sizeof(*p->nodes) + ents * p->children.esize + slots * sizeof(uint32_t);
