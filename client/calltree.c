@@ -85,8 +85,8 @@ int fxt_tree_new(struct fxt_tree **out)
 	if (!t)
 		return -ENOMEM;
 	t->fd = -1;
-	if (ctab_init(&t->names, sizeof(struct ckey)) < 0 ||
-	    !(t->wbuf = malloc(WBUF * sizeof(*t->wbuf)))) {
+	ctab_init(&t->names, sizeof(struct ckey));
+	if (!(t->wbuf = malloc(WBUF * sizeof(*t->wbuf)))) {
 		fxt_tree_free(t);
 		return -ENOMEM;
 	}

@@ -250,12 +250,9 @@ int cmd_stats(int argc, char **argv)
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	if (ctab_init(&st.provs, sizeof(struct prov)) || ctab_init(&st.thrs, sizeof(struct thr)) ||
-	    ctab_init(&st.names, sizeof(struct named))) {
-		fprintf(stderr, "fxt stats: out of memory\n");
-		code = CMD_EXIT_ERROR;
-		goto out;
-	}
+	ctab_init(&st.provs, sizeof(struct prov));
+	ctab_init(&st.thrs, sizeof(struct thr));
+	ctab_init(&st.names, sizeof(struct named));
 	if (cmd_sel_read("stats", &st.sel, argv[optind], on_record, &st, &st.start, &res) < 0) {
 		code = CMD_EXIT_ERROR;
 		goto out;
