@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 
 #define RUN_BUF 512	/* records a run's reader buffers in the merge (28 KiB) */
 #define WBUF 8192	/* records written at once (448 KiB) */
@@ -41,7 +42,7 @@ struct cursor {
 	struct fxt_tree_rec buf[RUN_BUF];
 	uint32_t pos, len;
 	uint64_t *path;		/* keys by depth up to the current record's */
-	uint32_t cpath;
+	size_t cpath;
 	struct fxt_tree_rec cur;
 };
 
@@ -59,18 +60,21 @@ struct fxt_tree {
 	int fd;			/* the temporary file, -1 until a run is written */
 	off_t size;		/* bytes written to it */
 	struct run *runs;
-	uint32_t nruns, cruns;
+	uint32_t nruns;
+	size_t cruns;
 	struct ctab names;	/* name -> id (its index) */
 	struct name_hit hits[NAME_CACHE]; /* in front of names */
 	struct fxt_tree_rec *recs; /* the merged records when in memory, else NULL */
-	uint64_t n, cap;	/* merged records */
+	uint64_t n;		/* merged records */
+	size_t cap;
 	off_t base;		/* the merged records' place in the file (fd) */
 	struct fxt_tree_rec *wbuf; /* records written since wstart (to a run or the file) */
 	uint64_t wstart;
 	uint32_t nw;
 	off_t woff;		/* where wbuf goes */
 	uint64_t *open;		/* merged: index of the open record at each depth */
-	uint32_t copen, depth;	/* depth + 1 of the innermost open record, 0: none */
+	size_t copen;
+	uint32_t depth;		/* depth + 1 of the innermost open record, 0: none */
 	struct block *cache;	/* merged file blocks */
 };
 
@@ -81,8 +85,8 @@ int fxt_tree_new(struct fxt_tree **out)
 	if (!t)
 		return -ENOMEM;
 	t->fd = -1;
-	if (ctab_init(&t->names, sizeof(struct ckey)) < 0 ||
-	    !(t->wbuf = malloc(WBUF * sizeof(*t->wbuf)))) {
+	ctab_init(&t->names, sizeof(struct ckey));
+	if (!(t->wbuf = malloc(WBUF * sizeof(*t->wbuf)))) {
 		fxt_tree_free(t);
 		return -ENOMEM;
 	}
@@ -211,25 +215,14 @@ static int merged_put(struct fxt_tree *t, struct fxt_tree_rec r)
 		return -EINVAL;
 	if ((rc = close_to(t, r.depth)) < 0)
 		return rc;
-	if (t->depth == t->copen) {
-		uint32_t nc = t->copen ? t->copen * 2 : 64;
-		uint64_t *no = realloc(t->open, nc * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		t->open = no;
-		t->copen = nc;
-	}
+	if (FXT_GROW(t->open, &t->copen, (size_t)t->depth + 1) < 0)
+		return -ENOMEM;
 	t->open[t->depth++] = t->n;
 	r.end = 0;
 	if (t->fd < 0) {
-		if (t->n == t->cap) {
-			uint64_t nc = t->cap ? t->cap * 2 : 1024;
-			struct fxt_tree_rec *nr = realloc(t->recs, nc * sizeof(*nr));
-			if (!nr)
-				return -ENOMEM;
-			t->recs = nr;
-			t->cap = nc;
-		}
+		/* 1024 records at first: a tree of a few records is rare */
+		if (FXT_GROW(t->recs, &t->cap, t->n < 1024 ? 1024 : t->n + 1) < 0)
+			return -ENOMEM;
 		t->recs[t->n++] = r;
 		return 0;
 	}
@@ -285,7 +278,7 @@ static int walk_tree(struct fxt_tree *t, const struct fxt_prof *p,
 			if (!roots[i].node)
 				continue;
 			nw = 0;
-			if (!cw && !(w = malloc((cw = 256) * sizeof(*w)))) {
+			if (FXT_GROW(w, &cw, 1) < 0) {
 				rc = -ENOMEM;
 				break;
 			}
@@ -301,13 +294,9 @@ static int walk_tree(struct fxt_tree *t, const struct fxt_prof *p,
 				for (uint32_t c = n->child; c && !rc; c = fxt_prof_node(p, c)->sibling) {
 					const struct fxt_prof_node *cn = fxt_prof_node(p, c);
 					int64_t id = name_id(t, cn->name);
-					if (nw == cw) {
-						struct walk *nwk = realloc(w, (cw *= 2) * sizeof(*w));
-						if (!nwk) {
-							rc = -ENOMEM;
-							break;
-						}
-						w = nwk;
+					if (FXT_GROW(w, &cw, nw + 1) < 0) {
+						rc = -ENOMEM;
+						break;
 					}
 					if (id < 0)
 						rc = -ENOMEM;
@@ -335,14 +324,8 @@ int fxt_tree_spill(struct fxt_tree *t, const struct fxt_prof *p)
 {
 	int rc;
 
-	if (t->nruns == t->cruns) {
-		uint32_t nc = t->cruns ? t->cruns * 2 : 16;
-		struct run *nr = realloc(t->runs, nc * sizeof(*nr));
-		if (!nr)
-			return -ENOMEM;
-		t->runs = nr;
-		t->cruns = nc;
-	}
+	if (FXT_GROW(t->runs, &t->cruns, (size_t)t->nruns + 1) < 0)
+		return -ENOMEM;
 	if ((rc = file_open(t)) < 0)
 		return rc;
 	t->runs[t->nruns] = (struct run){ t->size, 0 };
@@ -376,16 +359,8 @@ static int cursor_next(struct fxt_tree *t, struct cursor *c)
 	c->cur = c->buf[c->pos++];
 	c->at++;
 	d = c->cur.depth;
-	if (d >= c->cpath) {
-		uint32_t nc = c->cpath ? c->cpath * 2 : 64;
-		uint64_t *np;
-		while (nc <= d)
-			nc *= 2;
-		if (!(np = realloc(c->path, nc * sizeof(*np))))
-			return -ENOMEM;
-		c->path = np;
-		c->cpath = nc;
-	}
+	if (FXT_GROW(c->path, &c->cpath, (size_t)d + 1) < 0)
+		return -ENOMEM;
 	c->path[d] = rec_key(&c->cur);
 	return 1;
 }

@@ -41,8 +41,9 @@ struct ctab {
 	size_t ents_cap;	/* entries room in ents */
 };
 
-/* Zeroed entries of esize bytes. Returns 0 or -ENOMEM. Not thread-safe. */
-int ctab_init(struct ctab *t, size_t esize);
+/* An empty table of zeroed entries of esize bytes (nothing allocated until the first one:
+ * cannot fail). Not thread-safe. */
+void ctab_init(struct ctab *t, size_t esize);
 void ctab_free(struct ctab *t);
 /* Frees what each entry owns (drop(entry), in insertion order), then the table. */
 void ctab_free_each(struct ctab *t, void (*drop)(void *entry));
@@ -417,8 +418,8 @@ const char *fxt_client_message(const struct fxt_client_result *res, const char *
 struct fxt_logs {
 	struct ctab last;	/* per thread: its latest log record */
 };
-/* Returns 0 or -ENOMEM. */
-int fxt_logs_init(struct fxt_logs *l);
+/* Cannot fail (ctab_init()). */
+void fxt_logs_init(struct fxt_logs *l);
 void fxt_logs_free(struct fxt_logs *l);
 /* A log record (views kept: the reader stays open). Returns 0 or -ENOMEM. */
 int fxt_logs_note(struct fxt_logs *l, const struct fxt_record *rec);

@@ -1,6 +1,7 @@
 /* Keyed table of fixed-size entries (client.h): open addressing over an index array, entries
  * kept in insertion order in one growable array so callers can sort or walk them. Keys are two
- * numbers and a string view compared by content. Grows by doubling; never shrinks (a
+ * numbers and a string view compared by content. Nothing is allocated until the first entry,
+ * so making a table cannot fail; grows by doubling (fxt_grow()'s sizes); never shrinks (a
  * truncated table keeps its room). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -35,13 +36,10 @@ static int key_eq(const struct ckey *x, const struct ckey *y)
 	return x->a == y->a && x->b == y->b && sv_eq(x->s, y->s);
 }
 
-int ctab_init(struct ctab *t, size_t esize)
+void ctab_init(struct ctab *t, size_t esize)
 {
 	memset(t, 0, sizeof(*t));
 	t->esize = esize;
-	t->cap = 64;
-	t->idx = calloc(t->cap, sizeof(*t->idx));
-	return t->idx ? 0 : -ENOMEM;
 }
 
 void ctab_free(struct ctab *t)
@@ -66,15 +64,16 @@ static uint32_t slot_of(const struct ctab *t, const struct ckey *k)
 	return s;
 }
 
-static int grow(struct ctab *t)
+/* Makes idx at least slots slots, the entries placed again. Returns 0 or -ENOMEM. */
+static int grow(struct ctab *t, size_t slots)
 {
-	uint32_t ncap = t->cap * 2;
-	uint32_t *nidx = calloc(ncap, sizeof(*nidx));
+	size_t ncap = fxt_grow_cap(t->cap, slots);
+	uint32_t *nidx = ncap && ncap <= UINT32_MAX ? calloc(ncap, sizeof(*nidx)) : NULL;
 	if (!nidx)
 		return -ENOMEM;
 	free(t->idx);
 	t->idx = nidx;
-	t->cap = ncap;
+	t->cap = (uint32_t)ncap;
 	for (uint32_t i = 0; i < t->n; i++)
 		t->idx[slot_of(t, ctab_at(t, i))] = i + 1;
 	return 0;
@@ -82,6 +81,8 @@ static int grow(struct ctab *t)
 
 int64_t ctab_get(struct ctab *t, const struct ckey *k, int create)
 {
+	if (!t->cap && (!create || grow(t, 2) < 0))
+		return create ? -2 : -1;
 	uint32_t s = slot_of(t, k);
 	if (t->idx[s])
 		return t->idx[s] - 1;
@@ -92,7 +93,7 @@ int64_t ctab_get(struct ctab *t, const struct ckey *k, int create)
 	memset(ctab_at(t, t->n), 0, t->esize);
 	memcpy(ctab_at(t, t->n), k, sizeof(*k));
 	t->idx[s] = ++t->n;
-	if (t->n * 2 > t->cap && grow(t) < 0)
+	if (t->n * 2 > t->cap && grow(t, (size_t)t->n * 2) < 0)
 		return -2;
 	return t->n - 1;
 }
@@ -106,6 +107,8 @@ void *ctab_ids(struct ctab *t, uint64_t a, uint64_t b, int create)
 
 void ctab_truncate(struct ctab *t, uint32_t n)
 {
+	if (!t->cap)
+		return;		/* no entries */
 	memset(t->idx, 0, t->cap * sizeof(*t->idx));
 	t->n = n < t->n ? n : t->n;
 	for (uint32_t i = 0; i < t->n; i++)

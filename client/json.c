@@ -97,13 +97,11 @@ int fxt_json_new(struct fxt_json **out, FILE *f)
 	if (!j)
 		return -ENOMEM;
 	j->f = f;
-	if (ctab_init(&j->uobjs, sizeof(struct uobj)) ||
-	    ctab_init(&j->open, sizeof(struct open_args)) ||
-	    ctab_init(&j->knames, sizeof(struct kname)) ||
-	    ctab_init(&j->sw, sizeof(struct swstate)) || fxt_logs_init(&j->logs)) {
-		fxt_json_free(j);
-		return -ENOMEM;
-	}
+	ctab_init(&j->uobjs, sizeof(struct uobj));
+	ctab_init(&j->open, sizeof(struct open_args));
+	ctab_init(&j->knames, sizeof(struct kname));
+	ctab_init(&j->sw, sizeof(struct swstate));
+	fxt_logs_init(&j->logs);
 	*out = j;
 	return 0;
 }

@@ -16,9 +16,9 @@ struct last_log {
 	int live;		/* no mirror matched it yet */
 };
 
-int fxt_logs_init(struct fxt_logs *l)
+void fxt_logs_init(struct fxt_logs *l)
 {
-	return ctab_init(&l->last, sizeof(struct last_log)) ? -ENOMEM : 0;
+	ctab_init(&l->last, sizeof(struct last_log));
 }
 
 void fxt_logs_free(struct fxt_logs *l)

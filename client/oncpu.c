@@ -48,10 +48,9 @@ struct fxt_oncpu {
 int fxt_oncpu_new(struct fxt_oncpu **out)
 {
 	struct fxt_oncpu *o = calloc(1, sizeof(*o));
-	if (!o || ctab_init(&o->thrs, sizeof(struct othr))) {
-		free(o);
+	if (!o)
 		return -ENOMEM;
-	}
+	ctab_init(&o->thrs, sizeof(struct othr));
 	*out = o;
 	return 0;
 }

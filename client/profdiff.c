@@ -46,8 +46,7 @@ int fxt_prof_diff(struct fxt_prof *old, struct fxt_prof *new, enum fxt_prof_kind
 
 	*out = NULL;
 	*n = 0;
-	if (ctab_init(&t, sizeof(struct drow)))
-		return -ENOMEM;
+	ctab_init(&t, sizeof(struct drow));
 	if (add_run(&t, old, k, 0) < 0 || add_run(&t, new, k, 1) < 0 ||
 	    !(rows = malloc((t.n ? t.n : 1) * sizeof(*rows)))) {
 		ctab_free(&t);

@@ -149,7 +149,6 @@ struct fxt_prof {
 int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 {
 	struct fxt_prof *p = calloc(1, sizeof(*p));
-	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
@@ -158,16 +157,12 @@ int fxt_prof_new(struct fxt_prof **out, const struct fxt_prof_opts *o)
 	if (!p->o.to_ns)
 		p->o.to_ns = UINT64_MAX;
 	for (int k = 0; k < FXT_PK_COUNT; k++) {
-		err |= ctab_init(&p->rows[k], sizeof(struct fxt_prof_row));
-		err |= ctab_init(&p->roots[k], sizeof(struct fxt_prof_root));
+		ctab_init(&p->rows[k], sizeof(struct fxt_prof_row));
+		ctab_init(&p->roots[k], sizeof(struct fxt_prof_root));
 	}
-	err |= ctab_init(&p->thrs, sizeof(struct thr));
-	err |= ctab_init(&p->children, sizeof(struct child));
-	err |= ctab_init(&p->callers, sizeof(struct fxt_prof_root));
-	if (err) {
-		fxt_prof_free(p);
-		return -ENOMEM;
-	}
+	ctab_init(&p->thrs, sizeof(struct thr));
+	ctab_init(&p->children, sizeof(struct child));
+	ctab_init(&p->callers, sizeof(struct fxt_prof_root));
 	*out = p;
 	return 0;
 }
@@ -591,18 +586,14 @@ static void run_sort(struct fxt_prof *p)
 /* ---- the tree budget ---- */
 
 /* Bytes the tree's nodes and child table would take after one more run (RUN_CAP nodes more
- * at most): their arrays grow by doubling. */
+ * at most): they grow by fxt_grow()'s sizes, the table's slots to twice its entries. */
 static size_t tree_bytes_next(const struct fxt_prof *p)
 {
-	size_t nodes = p->cnodes, ents = p->children.ents_cap, slots = p->children.cap;
-	size_t want_nodes = (size_t)p->nnodes + RUN_CAP, want_ents = p->children.n + RUN_CAP;
+	size_t want_ents = p->children.n + RUN_CAP;
+	size_t nodes = fxt_grow_cap(p->cnodes, (size_t)p->nnodes + RUN_CAP);
+	size_t ents = fxt_grow_cap(p->children.ents_cap, want_ents);
+	size_t slots = fxt_grow_cap(p->children.cap, want_ents * 2);
 
-	while (nodes < want_nodes)
-		nodes = nodes ? nodes * 2 : 1024;
-	while (ents < want_ents)
-		ents = ents ? ents * 2 : 64;
-	while (want_ents * 2 > slots)
-		slots *= 2;
 	return nodes * sizeof(*p->nodes) + ents * p->children.esize + slots * sizeof(uint32_t);
 }
 

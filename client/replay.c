@@ -108,11 +108,9 @@ int fxt_replay_new(struct fxt_replay **out, const struct fxt_replay_opts *o, FIL
 	if (!p->o.hold)
 		p->o.hold = FXT_REPLAY_HOLD;
 	p->f = f;
-	if (ctab_init(&p->thrs, sizeof(struct rthr)) ||
-	    ctab_init(&p->names, sizeof(struct named)) || fxt_logs_init(&p->logs)) {
-		fxt_replay_free(p);
-		return -ENOMEM;
-	}
+	ctab_init(&p->thrs, sizeof(struct rthr));
+	ctab_init(&p->names, sizeof(struct named));
+	fxt_logs_init(&p->logs);
 	*out = p;
 	return 0;
 }

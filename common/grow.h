@@ -11,6 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The capacity fxt_grow() makes from cap for need elements: cap when it holds need, else the
+ * first doubling of cap (16 if 0) that does; 0 when that would overflow size_t. Also for
+ * callers that foresee what growing will cost (a memory budget). */
+static inline size_t fxt_grow_cap(size_t cap, size_t need)
+{
+	size_t n = cap ? cap : 16;
+
+	if (need <= cap)
+		return cap;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return 0;
+		n *= 2;
+	}
+	return n;
+}
+
 /* Grows the array whose pointer is at parr (of *cap elements of elem bytes) to hold need
  * elements. parr is the address of any object pointer (read and written by memcpy, so any
  * pointer type may be passed without breaking aliasing rules): FXT_GROW() below passes it
@@ -18,15 +35,11 @@
  * size overflows; nothing changed). Thread-safety: the caller's. */
 static inline int fxt_grow(void *parr, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
+	size_t n = fxt_grow_cap(*cap, need);
+
+	if (n == *cap)
 		return 0;
-	size_t n = *cap ? *cap : 16;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
-	if (elem && n > SIZE_MAX / elem)
+	if (!n || (elem && n > SIZE_MAX / elem))
 		return -ENOMEM;
 	void *old, *q;
 	memcpy(&old, parr, sizeof(old));

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+
 /* Keeps a one-line message at the current record's offset and returns -1; given a counter and
  * outside STRICT mode, adds one to it instead and returns 0. */
 __attribute__((format(printf, 3, 4))) static int note(struct fxt_reader *r,
@@ -636,8 +638,9 @@ static int slurp(int fd, void **data, size_t *len)
 				free(buf);
 				return -EFBIG;
 			}
-			size_t ncap = cap ? cap * 2 : 1u << 20;
-			if (ncap > limit)
+			/* fxt_grow()'s sizes from 1 MiB, but never past limit */
+			size_t ncap = fxt_grow_cap(cap, n < 1u << 20 ? 1u << 20 : n + 1);
+			if (!ncap || ncap > limit)
 				ncap = limit;
 			char *nb = realloc(buf, ncap);
 			if (!nb) {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 static void provider_clear(struct fxt_provider *p)
 {
 	if (p->strpages)
@@ -41,8 +43,8 @@ static int providers_grow(struct fxt_reader *r)
 {
 	if ((r->nproviders + 1) * 2 <= r->capproviders)
 		return 0;
-	size_t oldcap = r->capproviders, cap = oldcap ? oldcap * 2 : 8;
-	struct fxt_provider **old = r->providers, **n = calloc(cap, sizeof(*n));
+	size_t oldcap = r->capproviders, cap = fxt_grow_cap(oldcap, (r->nproviders + 1) * 2);
+	struct fxt_provider **old = r->providers, **n = cap ? calloc(cap, sizeof(*n)) : NULL;
 	if (!n)
 		return -ENOMEM;
 	r->providers = n;

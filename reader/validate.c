@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 /* Roots kept per thread: when full, the older half is forgotten. Forgetting can only hide an
  * overlap with a forgotten event, never report one that is not there. */
 #define MAX_ROOTS 4096u
@@ -109,22 +111,6 @@ __attribute__((format(printf, 4, 5))) static int note(struct fxt_validator *v, i
 #define fail(v, offset, ...) note((v), 0, (offset), __VA_ARGS__)
 #define warn(v, offset, ...) note((v), 1, (offset), __VA_ARGS__)
 
-/* Grows *p (of *cap elements of size elem) to hold need elements. Returns 0 or -ENOMEM. */
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 int fxt_validator_new(struct fxt_validator **out)
 {
 	struct fxt_validator *v = calloc(1, sizeof(*v));
@@ -162,8 +148,8 @@ void fxt_validator_free(struct fxt_validator *v)
 static int idset_add(struct idset *set, uint32_t id)
 {
 	if ((set->n + 1) * 2 > set->cap) {
-		size_t oldcap = set->cap, cap = oldcap ? oldcap * 2 : 16;
-		uint64_t *old = set->keys, *n = calloc(cap, sizeof(*n));
+		size_t oldcap = set->cap, cap = fxt_grow_cap(oldcap, (set->n + 1) * 2);
+		uint64_t *old = set->keys, *n = cap ? calloc(cap, sizeof(*n)) : NULL;
 		if (!n)
 			return -ENOMEM;
 		set->keys = n;
@@ -216,13 +202,13 @@ static __attribute__((noinline)) struct vthread *thread_lookup(struct fxt_valida
 								struct fxt_koids k)
 {
 	if ((v->sum.threads + 1) * 2 > v->capthreads) {
-		size_t oldcap = v->capthreads;
+		size_t oldcap = v->capthreads, cap = fxt_grow_cap(oldcap, (v->sum.threads + 1) * 2);
 		struct vthread *old = v->threads;
-		struct vthread *n = calloc(oldcap ? oldcap * 2 : 64, sizeof(*n));
+		struct vthread *n = cap ? calloc(cap, sizeof(*n)) : NULL;
 		if (!n)
 			return NULL;
 		v->threads = n;
-		v->capthreads = oldcap ? oldcap * 2 : 64;
+		v->capthreads = cap;
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].used)
 				v->threads[thread_slot(v, old[i].provider,
@@ -289,7 +275,7 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, uint64_t s, 
 			lo -= drop;
 			hi -= drop;
 		}
-		if (grow((void **)&t->roots, &t->caproots, t->nroots + 1, sizeof(*t->roots)) < 0)
+		if (FXT_GROW(t->roots, &t->caproots, t->nroots + 1) < 0)
 			return -ENOMEM;
 		if (lo < t->nroots)
 			memmove(t->roots + lo + 1, t->roots + lo, (t->nroots - lo) * sizeof(*t->roots));
@@ -306,7 +292,7 @@ static int add_complete(struct fxt_validator *v, struct vthread *t, uint64_t s, 
 static int add_duration(struct fxt_validator *v, struct vthread *t, const struct fxt_record *rec)
 {
 	if (rec->u.event.event_type == FXT_ET_DURATION_BEGIN) {
-		if (grow((void **)&t->begins, &t->capbegins, t->nbegins + 1, sizeof(*t->begins)) < 0)
+		if (FXT_GROW(t->begins, &t->capbegins, t->nbegins + 1) < 0)
 			return -ENOMEM;
 		t->begins[t->nbegins++] = (struct begin){ rec->u.event.ts, rec->offset };
 		return 0;
@@ -343,8 +329,8 @@ static int add_id(struct fxt_validator *v, const struct fxt_record *rec)
 	unsigned kind = et >= FXT_ET_FLOW_BEGIN ? KIND_FLOW : KIND_ASYNC;
 	unsigned step = et - (kind == KIND_FLOW ? FXT_ET_FLOW_BEGIN : FXT_ET_ASYNC_BEGIN);
 	if ((v->nids + 1) * 2 > v->capids) {
-		size_t oldcap = v->capids, cap = oldcap ? oldcap * 2 : 64;
-		struct vid *old = v->ids, *n = calloc(cap, sizeof(*n));
+		size_t oldcap = v->capids, cap = fxt_grow_cap(oldcap, (v->nids + 1) * 2);
+		struct vid *old = v->ids, *n = cap ? calloc(cap, sizeof(*n)) : NULL;
 		if (!n)
 			return -ENOMEM;
 		v->ids = n;
@@ -365,7 +351,7 @@ static int add_id(struct fxt_validator *v, const struct fxt_record *rec)
 	o->ends += step == 2;
 	if (kind == KIND_FLOW || v->lenient)
 		return 0;
-	if (grow((void **)&o->steps, &o->capsteps, o->nsteps + 1, sizeof(*o->steps)) < 0)
+	if (FXT_GROW(o->steps, &o->capsteps, o->nsteps + 1) < 0)
 		return -ENOMEM;
 	o->steps[o->nsteps++] = (struct astep){ rec->u.event.ts, rec->offset, step };
 	return 0;

@@ -55,10 +55,26 @@ int cmd_sel_usage(int c, const char *usage)
 	return c == 'h' ? 0 : CMD_EXIT_ERROR;
 }
 
+/* cmd_sel_read()'s callback: the command's, and the trace start noted. */
+struct start_noting {
+	int (*fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec);
+	void *ctx;
+	uint64_t *start;
+};
+
+static int note_start(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct start_noting *sn = ctx;
+
+	fxt_trace_start_note(sn->start, r, rec);
+	return sn->fn(sn->ctx, r, rec);
+}
+
 int cmd_sel_read(const char *cmd, struct fxt_sel *sel, const char *path,
 		 int (*fn)(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec),
 		 void *ctx, uint64_t *start, struct fxt_client_result *res)
 {
+	struct start_noting sn = { fn, ctx, start };
 	char msg[320];
 	if (fxt_sel_needs_start(sel)) {
 		/* +TIME counts from the earliest event: one read to find it first */
@@ -71,9 +87,9 @@ int cmd_sel_read(const char *cmd, struct fxt_sel *sel, const char *path,
 		return -1;
 	}
 	if (res->reader)
-		fxt_client_reread(fn, ctx, res);
+		fxt_client_reread(note_start, &sn, res);
 	else
-		fxt_client_read(cmd_input(path), fn, ctx, res);
+		fxt_client_read(cmd_input(path), note_start, &sn, res);
 	return 0;
 }
 

@@ -74,10 +74,11 @@ struct fxt_reader *cmd_open_archive(const char *cmd, const char *path, unsigned 
 int cmd_sel_usage(int c, const char *usage);
 
 /* Reads archive path (cmd_input() applied) for a command with a selection, calling fn(ctx)
- * on every record: when a bound counts from the trace start, a first read finds it (into
- * *start, UINT64_MAX before) and the records are read again from the same bytes. res as the
- * read leaves it (a first read that could not open the archive or whose callback failed: fn is
- * never called). Returns 0, or -1 after printing "fxt CMD: why" (a window that cannot be). */
+ * on every record and noting the trace start (the earliest event's time) in *start (UINT64_MAX
+ * before): when a bound counts from it, a first read finds it and the records are read again
+ * from the same bytes. res as the read leaves it (a first read that could not open the archive
+ * or whose callback failed: fn is never called). Returns 0, or -1 after printing "fxt CMD: why"
+ * (a window that cannot be). */
 struct fxt_sel;
 struct fxt_record;
 int cmd_sel_read(const char *cmd, struct fxt_sel *sel, const char *path,

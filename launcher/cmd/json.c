@@ -30,17 +30,9 @@ static const char usage[] =
 	"with an argument \"clipped\": start, end or both; events outside are left out.\n"
 	CMD_EXIT_USAGE;
 
-struct conv {
-	struct fxt_json *j;
-	uint64_t start;		/* the earliest event read */
-};
-
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
-	struct conv *cv = ctx;
-
-	fxt_trace_start_note(&cv->start, r, rec);
-	return fxt_json_record(cv->j, r, rec);
+	return fxt_json_record(ctx, r, rec);
 }
 
 int cmd_json(int argc, char **argv)
@@ -54,8 +46,8 @@ int cmd_json(int argc, char **argv)
 	const char *out = NULL;
 	struct fxt_client_result res = { 0 };
 	struct fxt_sel sel = { 0 };
-	struct conv cv = { NULL, UINT64_MAX };
-	uint64_t start = UINT64_MAX;
+	struct fxt_json *j = NULL;
+	uint64_t start = UINT64_MAX;	/* the earliest event read */
 	FILE *f = stdout;
 	int c, code = 0, err, selecting = 0;
 	char msg[320];
@@ -83,56 +75,44 @@ int cmd_json(int argc, char **argv)
 		fxt_sel_free(&sel);
 		return CMD_EXIT_ERROR;
 	}
-	if (fxt_sel_needs_start(&sel)) {
-		/* +TIME counts from the earliest event: one read to find it first */
-		fxt_client_read(cmd_input(argv[optind]), fxt_trace_start_fn, &start, &res);
-		if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK) {
-			fprintf(stderr, "fxt json: %s\n",
-				fxt_client_message(&res, argv[optind], msg, sizeof(msg)));
-			code = cmd_exit_client(&res);
-			fxt_client_close(&res);
-			fxt_sel_free(&sel);
-			return code;
-		}
-	}
-	if (fxt_sel_resolve(&sel, start, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "fxt json: %s\n", msg);
-		fxt_client_close(&res);
-		fxt_sel_free(&sel);
-		return CMD_EXIT_ERROR;
-	}
 	const char *why;
 	char tmp[PATH_MAX + 32];
 	if (out && !(f = cmd_open_out("json", out, tmp, sizeof(tmp)))) {
-		fxt_client_close(&res);
 		fxt_sel_free(&sel);
 		return CMD_EXIT_ERROR;
 	}
 	setvbuf(f, obuf, _IOFBF, sizeof(obuf));
-	if (fxt_json_new(&cv.j, f) < 0) {
+	if (fxt_json_new(&j, f) < 0) {
 		fprintf(stderr, "fxt json: out of memory\n");
-		fxt_client_close(&res);
-		fxt_sel_free(&sel);
-		return CMD_EXIT_ERROR;
+		code = CMD_EXIT_ERROR;
+	} else {
+		if (selecting)
+			fxt_json_select(j, &sel);
+		if (cmd_sel_read("json", &sel, argv[optind], on_record, j, &start, &res) < 0)
+			code = CMD_EXIT_ERROR;
 	}
-	if (selecting)
-		fxt_json_select(cv.j, &sel);
-	if (res.reader)
-		fxt_client_reread(on_record, &cv, &res);
-	else
-		fxt_client_read(cmd_input(argv[optind]), on_record, &cv, &res);
+	if (code) {	/* no JSON written: nothing to finish or keep */
+		fxt_client_close(&res);
+		fxt_json_free(j);
+		fxt_sel_free(&sel);
+		if (out) {
+			fclose(f);
+			unlink(tmp);
+		}
+		return code;
+	}
 	code = cmd_exit_client(&res);
 	if (res.status != FXT_CS_OK)
 		fprintf(stderr, "fxt json: %s\n",
 			fxt_client_message(&res, argv[optind], msg, sizeof(msg)));
-	if (res.status != FXT_CS_OPEN && (err = fxt_json_finish(cv.j)) < 0) {
+	if (res.status != FXT_CS_OPEN && (err = fxt_json_finish(j)) < 0) {
 		fprintf(stderr, "fxt json: %s: %s\n", out ? out : "stdout", strerror(-err));
 		code = CMD_EXIT_ERROR;
 	}
-	if (res.status != FXT_CS_OPEN && fxt_sel_warning(&sel, cv.start, msg, sizeof(msg)))
+	if (res.status != FXT_CS_OPEN && fxt_sel_warning(&sel, start, msg, sizeof(msg)))
 		fprintf(stderr, "fxt json: %s\n", msg);
 	fxt_client_close(&res);
-	fxt_json_free(cv.j);
+	fxt_json_free(j);
 	fxt_sel_free(&sel);
 	if (out && fclose(f) && !code) {
 		fprintf(stderr, "fxt json: %s: %s\n", out, strerror(errno));

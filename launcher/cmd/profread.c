@@ -249,9 +249,10 @@ int profread_load(struct profread *pr, const char *cmd, const char *path,
 	char msg[320], what[256];
 	int c;
 
-	if (ctab_init(&pr->names, sizeof(struct named)) ||
-	    ctab_init(&pr->uobjs, sizeof(struct named)) ||
-	    ctab_init(&pr->labels, sizeof(struct named)) || fxt_prof_new(&pr->prof, po) < 0)
+	ctab_init(&pr->names, sizeof(struct named));
+	ctab_init(&pr->uobjs, sizeof(struct named));
+	ctab_init(&pr->labels, sizeof(struct named));
+	if (fxt_prof_new(&pr->prof, po) < 0)
 		return profread_no_memory(pr, cmd);
 	/* pass 1: the trace start and the spans that enclose other runs' spans */
 	fxt_client_read(cmd_input(path), on_record, pr, res);
@@ -279,9 +280,8 @@ int profread_load(struct profread *pr, const char *cmd, const char *path,
 	/* the same reader reads the same bytes again (a pipe is read once): its views stay valid */
 	ctab_free(&pr->names);
 	ctab_free(&pr->uobjs);
-	if (ctab_init(&pr->names, sizeof(struct named)) ||
-	    ctab_init(&pr->uobjs, sizeof(struct named)))
-		return profread_no_memory(pr, cmd);
+	ctab_init(&pr->names, sizeof(struct named));
+	ctab_init(&pr->uobjs, sizeof(struct named));
 	if (fxt_sel_threads(&pr->sel) && !pr->matched) {
 		struct fxt_sel threads = pr->sel;	/* the threads alone */
 		threads.since.set = threads.until.set = 0;

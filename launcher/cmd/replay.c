@@ -31,17 +31,9 @@ static const char usage[] =
 	"  --hold N         events that may wait before a thread is printed early (262144)\n"
 	"%s" CMD_EXIT_USAGE;
 
-struct replay {
-	struct fxt_replay *rp;
-	uint64_t start;		/* the earliest event read */
-};
-
 static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_record *rec)
 {
-	struct replay *rd = ctx;
-
-	fxt_trace_start_note(&rd->start, r, rec);
-	return fxt_replay_record(rd->rp, r, rec);
+	return fxt_replay_record(ctx, r, rec);
 }
 
 static int parse_count(const char *s, uint64_t *v)
@@ -68,8 +60,8 @@ int cmd_replay(int argc, char **argv)
 	struct fxt_sel sel = { 0 };
 	struct fxt_replay_opts o = { .sel = &sel, .hold = FXT_REPLAY_HOLD };
 	struct fxt_client_result res = { 0 };
-	struct replay rd = { NULL, UINT64_MAX };
-	uint64_t v, late;
+	struct fxt_replay *rp = NULL;
+	uint64_t v, late, start = UINT64_MAX;	/* the earliest event read */
 	int c, code = 0, rc;
 	char msg[320], what[256];
 
@@ -128,22 +120,22 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	if (fxt_replay_new(&rd.rp, &o, stdout) < 0)
+	if (fxt_replay_new(&rp, &o, stdout) < 0)
 		goto nomem;
-	if (cmd_sel_read("replay", &sel, argv[optind], on_record, &rd, &rd.start, &res) < 0) {
+	if (cmd_sel_read("replay", &sel, argv[optind], on_record, rp, &start, &res) < 0) {
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
 	if (res.status == FXT_CS_OPEN || res.status == FXT_CS_CALLBACK)
 		goto done;
-	if ((rc = fxt_replay_finish(rd.rp)) < 0) {
+	if ((rc = fxt_replay_finish(rp)) < 0) {
 		if (rc == -ENOMEM)
 			goto nomem;
 		fprintf(stderr, "fxt replay: stdout: %s\n", strerror(-rc));
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	if (!fxt_replay_stats(rd.rp)->lines) {
+	if (!fxt_replay_stats(rp)->lines) {
 		if (fxt_sel_threads(&sel) || fxt_sel_window(&sel) || o.glob || o.depth ||
 		    o.min_ns) {
 			fprintf(stderr, "fxt replay: %s: nothing matches%s%s%s\n", argv[optind],
@@ -154,11 +146,11 @@ int cmd_replay(int argc, char **argv)
 			printf("%s: no calls or events recorded\n", argv[optind]);
 		}
 	}
-	if (fxt_sel_warning(&sel, rd.start, msg, sizeof(msg)))
+	if (fxt_sel_warning(&sel, start, msg, sizeof(msg)))
 		fprintf(stderr, "fxt replay: %s\n", msg);
-	late = fxt_replay_stats(rd.rp)->late;
+	late = fxt_replay_stats(rp)->late;
 	if (late) {
-		uint64_t waited = fxt_replay_stats(rd.rp)->waited;
+		uint64_t waited = fxt_replay_stats(rp)->waited;
 		fprintf(stderr, "fxt replay: %" PRIu64 " call%s printed after lines %s encloses "
 			"(marked ^): more than --hold %zu events waited; --hold %" PRIu64
 			" prints every line in order (at least %" PRIu64 " MiB)\n", late,
@@ -179,7 +171,7 @@ done:
 	}
 out:
 	fxt_client_close(&res);
-	fxt_replay_free(rd.rp);
+	fxt_replay_free(rp);
 	fxt_sel_free(&sel);
 	return code;
 nomem:

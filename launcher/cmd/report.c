@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "common/grow.h"
 #include "launcher/cmd/cmd.h"
 #include "launcher/cmd/profread.h"
 #include "writer/fields.h"
@@ -222,13 +223,9 @@ static int print_children(struct report *rp, struct fxt_tree *t, uint64_t i, int
 			free(kids);
 			return -EIO;
 		}
-		if (cnt == cap) {
-			struct kid *nk = realloc(kids, (cap = cap ? cap * 2 : 16) * sizeof(*nk));
-			if (!nk) {
-				free(kids);
-				return -ENOMEM;
-			}
-			kids = nk;
+		if (FXT_GROW(kids, &cap, cnt + 1) < 0) {
+			free(kids);
+			return -ENOMEM;
 		}
 		kids[cnt++] = (struct kid){ j, c.total, c.seq };
 	}
@@ -321,14 +318,8 @@ static int collect_edges(struct report *rp, struct edges *es, uint32_t idx, stru
 		const struct fxt_prof_node *n = fxt_prof_node(rp->pr.prof, c);
 		struct fxt_sv up = caller;
 		if (n->kind == FXT_PK_FUNC) {
-			if (es->n == es->cap) {
-				size_t nc = es->cap ? es->cap * 2 : 1024;
-				struct edge *ne = realloc(es->e, nc * sizeof(*ne));
-				if (!ne)
-					return -ENOMEM;
-				es->e = ne;
-				es->cap = nc;
-			}
+			if (FXT_GROW(es->e, &es->cap, es->n + 1) < 0)
+				return -ENOMEM;
 			es->e[es->n++] = (struct edge){ caller, n->name, n->calls };
 			up = n->name;
 		}

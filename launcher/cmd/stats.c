@@ -105,7 +105,6 @@ static int on_record(void *ctx, const struct fxt_reader *r, const struct fxt_rec
 	struct prov *p;
 	uint64_t bytes = rec->words * 8, lost, from;
 
-	fxt_trace_start_note(&st->start, r, rec);
 	if (rec->type == FXT_RT_KERNEL_OBJECT) {	/* names, selected or not */
 		struct named *n = get(&st->names, rec->u.kobj.obj_type, rec->u.kobj.koid);
 		if (!n)
@@ -226,7 +225,6 @@ int cmd_stats(int argc, char **argv)
 	};
 	struct stats st = { .first_ns = UINT64_MAX, .start = UINT64_MAX };
 	struct fxt_client_result res = { 0 };
-	uint64_t start = UINT64_MAX;
 	int c, code = 0;
 	char msg[320];
 
@@ -252,13 +250,10 @@ int cmd_stats(int argc, char **argv)
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}
-	if (ctab_init(&st.provs, sizeof(struct prov)) || ctab_init(&st.thrs, sizeof(struct thr)) ||
-	    ctab_init(&st.names, sizeof(struct named))) {
-		fprintf(stderr, "fxt stats: out of memory\n");
-		code = CMD_EXIT_ERROR;
-		goto out;
-	}
-	if (cmd_sel_read("stats", &st.sel, argv[optind], on_record, &st, &start, &res) < 0) {
+	ctab_init(&st.provs, sizeof(struct prov));
+	ctab_init(&st.thrs, sizeof(struct thr));
+	ctab_init(&st.names, sizeof(struct named));
+	if (cmd_sel_read("stats", &st.sel, argv[optind], on_record, &st, &st.start, &res) < 0) {
 		code = CMD_EXIT_ERROR;
 		goto out;
 	}

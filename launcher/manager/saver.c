@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/protocol.h"
 #include "writer/fields.h"
 #include "writer/outfile.h"
@@ -78,14 +79,8 @@ static void count_threads(struct fxt_saved *s, const uint64_t *p, size_t words)
 			i++;
 		if (i < s->nkoids)
 			continue;	/* a renamed thread has several records */
-		if (s->nkoids == s->koids_cap) {
-			size_t cap = s->koids_cap ? s->koids_cap * 2 : 16;
-			uint64_t *k = realloc(s->koids, cap * sizeof(*k));
-			if (!k)
-				return;
-			s->koids = k;
-			s->koids_cap = cap;
-		}
+		if (FXT_GROW(s->koids, &s->koids_cap, s->nkoids + 1) < 0)
+			return;
 		s->koids[s->nkoids++] = koid;
 	}
 	s->st.threads = s->nkoids;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "launcher/cmd/cmd.h"
 #include "launcher/recover/recover.h"
 #include "launcher/recover/tree.h"
@@ -126,15 +127,9 @@ static int add_member(struct tree *t, const char *shown, const char *placeholder
 			shown, (unsigned long long)h->pid, placeholder);
 		return -1;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct member *m = realloc(t->m, cap * sizeof(*m));
-		if (!m) {
-			fprintf(stderr, "fxt recover: %s\n", strerror(ENOMEM));
-			return -1;
-		}
-		t->m = m;
-		t->cap = cap;
+	if (FXT_GROW(t->m, &t->cap, t->n + 1) < 0) {
+		fprintf(stderr, "fxt recover: %s\n", strerror(ENOMEM));
+		return -1;
 	}
 	struct member *m = &t->m[t->n++];
 	uint64_t w = h->name_tree;

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "common/grow.h"
 #include "preload/hot/emit.h"
 #include "preload/hot/names.h"
 #include "preload/base/fxtp.h"
@@ -63,7 +64,8 @@ struct flush {
 	uint64_t *pcs;		/* open addressing: pc (0 empty) -> ids[] */
 	uint32_t *ids, pcap, npcs;
 	struct name *names;	/* distinct names by id */
-	uint32_t nnames, cnames;
+	uint32_t nnames;
+	size_t cnames;
 	uint16_t cat, blobname, argname; /* "sample", "fxt-sample-v1", "samples" (0: inline) */
 	uint64_t period, stop;
 	uint32_t nunloaded;	/* entries of unloaded[] when the flush began */
@@ -81,14 +83,8 @@ static uint32_t name_id(struct flush *f, const char *s, uint32_t len)
 	for (uint32_t i = f->nnames; i-- > 0;)
 		if (f->names[i].len == len && memcmp(f->names[i].s, s, len) == 0)
 			return i;
-	if (f->nnames == f->cnames) {
-		uint32_t c = f->cnames ? 2 * f->cnames : 256;
-		struct name *n = realloc(f->names, c * sizeof(*n));
-		if (!n)
-			return UINT32_MAX;
-		f->names = n;
-		f->cnames = c;
-	}
+	if (FXT_GROW(f->names, &f->cnames, (size_t)f->nnames + 1) < 0)
+		return UINT32_MAX;
 	char *copy = strndup(s, len);
 	if (!copy)
 		return UINT32_MAX;

@@ -392,7 +392,11 @@ static void test_table(void)
 	struct ctab t;
 	int good = 1;
 
+	struct ckey miss = { 3, 21, S("even") };
 	ctab_init(&t, sizeof(struct ckey) + 8);
+	ctab_truncate(&t, 0);
+	ok(!t.idx && !t.ents && ctab_get(&t, &miss, 0) == -1 && !ctab_ids(&t, 1, 2, 0),
+	   "an empty table has nothing allocated; lookups miss, truncating it is a no-op");
 	for (uint64_t i = 0; i < 10000; i++) {
 		struct ckey k = { i, i * 7, S(i & 1 ? "odd" : "even") };
 		good &= ctab_get(&t, &k, 1) == (int64_t)i;
@@ -401,7 +405,6 @@ static void test_table(void)
 		struct ckey k = { i, i * 7, S(i & 1 ? "odd" : "even") };
 		good &= ctab_get(&t, &k, 0) == (int64_t)i;
 	}
-	struct ckey miss = { 3, 21, S("even") };
 	ok(good && t.n == 10000, "10000 keys are stored and found again at their index");
 	ok(ctab_get(&t, &miss, 0) == -1, "a key differing only in its string is missing");
 	ctab_free(&t);

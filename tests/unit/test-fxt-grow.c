@@ -1,6 +1,7 @@
 /* Unit test of common/grow.h: fxt_grow() / FXT_GROW() start an empty array at 16 elements, double
  * until need fits, keep what the array held, do nothing when it already holds need, and refuse
- * sizes that overflow size_t with -ENOMEM, leaving the array and its capacity as they were. */
+ * sizes that overflow size_t with -ENOMEM, leaving the array and its capacity as they were;
+ * fxt_grow_cap() says the capacity it would make. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdint.h>
@@ -45,5 +46,10 @@ int main(void)
 	   "fxt_grow() with an element size known at run time (24 bytes, 40 of them: 64)");
 	bytes[64 * 24 - 1] = 1;
 	free(bytes);
+
+	ok(fxt_grow_cap(0, 1) == 16 && fxt_grow_cap(0, 1024) == 1024 &&
+		   fxt_grow_cap(64, 65) == 128 && fxt_grow_cap(64, 64) == 64,
+	   "fxt_grow_cap() foresees the capacity fxt_grow() makes");
+	ok(fxt_grow_cap(16, SIZE_MAX) == 0, "fxt_grow_cap() of a size past size_t: 0");
 	return done();
 }
