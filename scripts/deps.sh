@@ -2,7 +2,7 @@
 # Installs the Debian packages fxtauto needs to build and test (run as root, or with sudo).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang libclang-rt-dev libdw-dev libelf-dev libunwind-dev
-      bats uftrace python3 valgrind gdb util-linux procps file binutils time
+      bats uftrace python3 valgrind gdb strace util-linux procps file binutils time
       libprotobuf32 libsqlite3-0 zlib1g)	# the last three: Perfetto's trace_processor_shell
 missing=()
 for p in "${pkgs[@]}"; do
