@@ -29,9 +29,9 @@ FXT_OUTPUT="$cache/$name.fxt" LD_PRELOAD="$FXTAUTO" "$prog" >/dev/null
 "$FXT" json -o "$cache/$name.json" "$cache/$name.fxt"
 out=$(node "$here/speedscope-import.mjs" "$pkg" "$cache/$name.json")
 echo "$out"
-echo "$out" | grep -qE '^profile .* frames=[1-9][0-9]* weight=[1-9]'
+grep -qE '^profile .* frames=[1-9][0-9]* weight=[1-9]' <<<"$out"
 # thread names come from the M metadata events (c-demo names its threads worker-N)
-[ "$name" != c-demo ] || echo "$out" | grep -q '^profile c-demo (pid [0-9]*), worker-0 (tid'
+[ "$name" != c-demo ] || grep -q '^profile c-demo (pid [0-9]*), worker-0 (tid' <<<"$out"
 echo "speedscope imported $(echo "$out" | grep -c '^profile') thread profiles of $name"
 "$FXT" flame --folded -o "$cache/$name.folded" "$cache/$name.fxt"
 out=$(node "$here/speedscope-import.mjs" "$pkg" "$cache/$name.folded")
@@ -39,5 +39,5 @@ echo "$out"
 names=$(sed 's/ [0-9]*$//' "$cache/$name.folded" | tr ';' '\n' | sort -u | wc -l)
 sum=$(awk '{ s += $NF } END { printf "%d", s }' "$cache/$name.folded")
 [ "$(echo "$out" | grep -c '^profile')" -eq 1 ]
-echo "$out" | grep -qx "profile $name.folded frames=$names weight=$sum"
+grep -qx "profile $name.folded frames=$names weight=$sum" <<<"$out"
 echo "speedscope imported the folded stacks of $name: $names frames, weight $sum ns"

@@ -37,12 +37,15 @@ $cc -std=c11 -Wall -Wextra -Werror read-archive.c $cflags $libs -o ra-shared ||
 	fail "read-archive does not build against the installed shared library"
 $cc -std=c11 -Wall -Wextra -Werror read-archive.c $cflags -Wl,-Bstatic $libs -Wl,-Bdynamic \
 	-o ra-static || fail "read-archive does not build against the installed static library"
-LD_LIBRARY_PATH=$libdir ldd ra-shared | grep -q "libfxtreader.so.1 => $libdir/" ||
-	fail "ra-shared does not load the installed libfxtreader.so.1"
-ldd ra-static | grep -q libfxtreader && fail "ra-static still needs libfxtreader.so"
+# (captured first: with pipefail, `ldd | grep -q` fails when grep's early exit kills ldd)
+loads=$(LD_LIBRARY_PATH=$libdir ldd ra-shared)
+grep -q "libfxtreader.so.1 => $libdir/" <<<"$loads" ||
+	fail "ra-shared does not load the installed libfxtreader.so.1: $loads"
+loads=$(ldd ra-static 2>&1 || true)	# "not a dynamic executable" is fine too
+grep -q libfxtreader <<<"$loads" && fail "ra-static still needs libfxtreader.so"
 
 so=$libdir/libfxtreader.so.1
-objdump -p "$so" | grep -q 'SONAME *libfxtreader.so.1$' || fail "SONAME is not libfxtreader.so.1"
+grep -q 'SONAME *libfxtreader.so.1$' <<<"$(objdump -p "$so")" || fail "SONAME is not libfxtreader.so.1"
 $cc -E -P $cflags alone.c |
 	perl -0ne 'print "$1\n" while /visibility\("default"\)\)\)[^;(]*?(\w+)\s*\(/g' |
 	sort >api.txt
