@@ -179,12 +179,15 @@ killed_after_create() {
 	killed_after_create k1.fxt
 	"$FXT" clean
 	[ -z "$(ls k1.fxt*.part 2>/dev/null)" ]	# (was: k1.fxt.part left behind, for ever)
+	# Then its file is replaced (rm -f: any other fxtrun starting meanwhile, another test's,
+	# cleans dead sessions too and may have removed it already; a replacement must outlive
+	# every cleanup, ours or theirs):
 	echo victim >victim
-	killed_after_create k2.fxt		# then its file is replaced by a link
-	rm k2.fxt.part
+	killed_after_create k2.fxt		# by a link
+	rm -f k2.fxt.part
 	ln -s victim k2.fxt.part
 	killed_after_create k3.fxt		# by a file with another name too
-	rm k3.fxt.part
+	rm -f k3.fxt.part
 	echo other >other
 	ln other k3.fxt.part
 	"$FXT" clean
@@ -192,6 +195,8 @@ killed_after_create() {
 	[ -e k3.fxt.part ] && [ -e other ]
 	if [ "$(id -u)" -eq 0 ]; then
 		killed_after_create k4.fxt	# by a file of another user
+		rm -f k4.fxt.part
+		echo theirs >k4.fxt.part
 		chown nobody k4.fxt.part
 		"$FXT" clean
 		[ -e k4.fxt.part ]
