@@ -96,11 +96,13 @@ dropped() {
 	run "$FXT" stats d.fxt
 	[[ "$output" == *"records dropped: $n"* ]]
 	# every spin() call is in the archive or among the drops; the drops also count the few
-	# records that are not calls (a thread's start span, its flow end) when they fell in a gap
+	# records that are not spin() calls when they fell in a gap: per thread its start span,
+	# pthread_create, the flow's begin and end, runner()'s own call (5 x 4 threads), main's few
+	# (17 was seen once beside CPU hogs: 16 was too tight)
 	extra=$(($(calls d.fxt spin) + n - made))
 	echo "drops that are not spin() calls: $extra"
 	[ "$extra" -ge 0 ]
-	[ "$extra" -le 16 ]
+	[ "$extra" -le 32 ]
 	run "$FXTRUN" --overflow sometimes true
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--overflow=sometimes: expected wait or drop"* ]]
