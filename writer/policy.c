@@ -94,10 +94,13 @@ static uint64_t *streaming_take(struct fxt_buf *b)
 			uint64_t *c = chunk_at(b, (uint64_t)(w & 1) * half + k);
 			uint64_t old = __atomic_load_n(&c[0], __ATOMIC_ACQUIRE);
 			/* Reusable once left at wrap <= w - 2: the save of that wrap (acknowledged
-			 * before this half came back) read everything its writer wrote. */
-			uint64_t left_at = old >> FXT_CHUNK_WRAP_SHIFT;
-			if (old && (!(old & FXT_CHUNK_CLOSED) ||
-				    ((w - left_at) & FXT_CHUNK_WRAP_MASK) < 2))
+			 * before this half came back) read everything its writer wrote. A chunk left
+			 * at a wrap after w is not: this taker was held up between its slot and here
+			 * while the halves went round, and another writer has since filled the chunk
+			 * (its save may not even be asked for yet). */
+			uint64_t age = (w - (old >> FXT_CHUNK_WRAP_SHIFT)) & FXT_CHUNK_WRAP_MASK;
+			if (old && (!(old & FXT_CHUNK_CLOSED) || age < 2 ||
+				    age > FXT_CHUNK_WRAP_MASK / 2))
 				continue;
 			int rc = claim(b, c, old);
 			if (rc > 0)
