@@ -12,32 +12,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "policy-stub.h"
 #include "writer/buffer.h"
 #include "writer/policy.h"
 
 #define SIZE (64u * 1024)
 #define CHUNK 1024u
 
-static int back(struct fxt_buf *b, uint64_t end)
-{
-	(void)b, (void)end;
-	return 0;
-}
-static void request_save(struct fxt_buf *b, uint32_t w, uint64_t used)
-{
-	(void)b, (void)w, (void)used;
-}
-static uint32_t acked(struct fxt_buf *b)
-{
-	(void)b;
-	return 1u << 20;	/* every save acknowledged: only the chunks' own words decide */
-}
-static int wait_saved(struct fxt_buf *b, uint32_t w)
-{
-	(void)b, (void)w;
-	return 0;
-}
-static const struct fxt_policy_ops ops = { back, request_save, acked, wait_saved };
 
 /* Word 0 of a chunk of sequence seq that its writer left at wrap `wrap`. */
 static uint64_t left(uint64_t seq, uint64_t wrap)
@@ -52,12 +33,13 @@ int main(void)
 	struct fxt_policy_state st;
 	int made = mem && !fxt_buf_init(&b, memset(mem, 0, SIZE), SIZE, 4096, CHUNK,
 					FXT_BUF_STREAMING, 1) &&
-		   !fxt_policy_install(&b, &st, &ops);
+		   !fxt_policy_install(&b, &st, &stub_ops);
 	if (!ok(made, "a streaming buffer of %u chunks", made ? b.hdr->nchunks : 0))
 		return done();
 	uint64_t *c[3];
 	for (int i = 0; i < 3; i++)
 		c[i] = (uint64_t *)fxt_buf_chunk(&b, (uint32_t)i);	/* half 0: even wraps */
+	stub_acks = 1u << 20;	/* every save acknowledged: only the chunks' own words decide */
 	atomic_store(&st.roll, (uint64_t)4 << 32);	/* wrap 4 (half 0), no chunk taken yet */
 	c[0][0] = left(20, 6);	/* filled after the taker's wrap: its save not asked yet */
 	c[0][1] = 0xfeed;
