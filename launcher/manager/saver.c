@@ -542,6 +542,8 @@ int fxt_saver_finish(struct fxt_out *o, struct fxt_saved *s, uint64_t cutoff,
 	}
 	if (!rc && s->init_at)
 		rc = patch_clock(o, s, clock);
+	if (s->vet)
+		fxt_vet_rest(s->vet);	/* a long tree of processes keeps only the live ones' */
 	s->st.bytes += o->bytes - start;
 	s->st.dropped = dropped;
 	s->st.drop_reasons = dropped ? reasons : 0;

@@ -3,8 +3,8 @@
  * reader holding that provider's string and thread tables and fed to a validator holding its
  * threads' open durations and complete events, exactly what `fxt check` will apply to the
  * provider's part of the archive (a call whose header word was decoded before, with no string
- * or thread record since, goes to the validator with the thread remembered and its stamps: the
- * same result, cheaper). A provider's records are untrusted bytes (it may scribble over its own
+ * or thread record since that changed the tables, goes to the validator with the thread
+ * remembered and its stamps: the same result, cheaper). A provider's records are untrusted bytes (it may scribble over its own
  * buffer): the first bad record ends its data. Works on private copies only (the bytes checked
  * are the bytes written). One vet per provider; single-threaded. */
 /* SPDX-License-Identifier: MIT */
@@ -42,7 +42,6 @@ void fxt_vet_fail(struct fxt_vet *v, const char *why);
  * "records dropped" note for `fxt check` to accept them). Fails: as said. */
 int fxt_vet_finish(struct fxt_vet *v);
 
-/* Why the provider's data ended early: one line, or NULL while all is well. */
 /* From now on, duration complete events ending exactly at ticks (0: none) are left out as if
  * stamped after the cutoff: a snapshot trigger's cut of open calls (fxt_buf_hdr.snapshot_cut)
  * in any save but that snapshot's. Fails: never. */
@@ -51,6 +50,15 @@ void fxt_vet_skip_end(struct fxt_vet *v, uint64_t ticks);
 /* The latest stamp (fxt_sweep_stamp()) of the records kept so far, 0 for none. Fails: never. */
 uint64_t fxt_vet_last_stamp(const struct fxt_vet *v);
 
+/* How many records were decoded by the strict reader so far (the others were calls of a
+ * remembered header). Fails: never. */
+uint64_t fxt_vet_decoded(const struct fxt_vet *v);
+
+/* Why the provider's data ended early: one line, or NULL while all is well. */
 const char *fxt_vet_problem(const struct fxt_vet *v);
+
+/* The provider's last records were vetted: the memory kept for speed (the headers known, 40
+ * KiB) is given back; later records are still vetted, the slow way. Fails: never. */
+void fxt_vet_rest(struct fxt_vet *v);
 
 #endif
