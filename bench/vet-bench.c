@@ -96,12 +96,12 @@ static int run(const char *what, int tree, size_t words, int passes)
 		n += (size_t)fxt_string_write(strs + n, (uint16_t)(2 + i), name, (uint32_t)len);
 	}
 	uint64_t ev, offset = 0, ts = 1000, events = 0;
-	offset += fxt_vet_records(v, strs, n, offset, 0, &ev) * 8;
+	offset += fxt_vet_records(v, strs, n, offset, 0, &ev, NULL) * 8;
 	double spent = 0, bytes = 0;
 	for (int i = 0; i < passes; i++) {
 		size_t len = fill(p, words, tree, &ts);
 		double t0 = now();
-		size_t kept = fxt_vet_records(v, p, len, offset, 0, &ev);
+		size_t kept = fxt_vet_records(v, p, len, offset, 0, &ev, NULL);
 		spent += now() - t0;
 		if (kept != len || fxt_vet_problem(v)) {
 			fprintf(stderr, "vet-bench: %s refused: %s\n", what,

@@ -182,11 +182,14 @@ static size_t to_save(const uint64_t *p, size_t from, size_t words)
 	return s.stop == FXT_SWEEP_TORN ? end + 1 : end;
 }
 
-/* A chunk's records to save: chunk idx (sequence seq) words [from, end) after its word 0. */
+/* A chunk's records to save: chunk idx (sequence seq) words [from, end) after its word 0; with
+ * `left`, words [from, the chunk's end) hold them up to its first zero header, found by the
+ * vetting of the copy. */
 struct run {
 	uint64_t seq;
 	uint32_t idx;
 	uint32_t from, end;
+	int left;
 };
 
 static int by_seq(const void *a, const void *b)
@@ -208,7 +211,11 @@ static uint32_t slots_used(const struct fxt_saved *s)
 
 /* What every chunk gained since the last save, in sequence order: *runs (malloc'd), returns
  * their number or -ENOMEM. Only headers are read here (acquire): every record counted was
- * committed, and so was every string record it refers to (committed before it). */
+ * committed, and so was every string record it refers to (committed before it). A streaming
+ * chunk its writer left holds only committed records (word 0 was published after them): its
+ * records are not walked here, only by the vetting of the copy (a walk is a chain of dependent
+ * loads: 5% of the manager's time on speedtest1); circular saves need each run's end
+ * (find_kept). */
 static long plan(struct fxt_saved *s, struct run **runs)
 {
 	const struct fxt_buf_hdr *h = &s->layout;
@@ -217,16 +224,22 @@ static long plan(struct fxt_saved *s, struct run **runs)
 	if (!r)
 		return -ENOMEM;
 	size_t k = 0, words = h->chunk_size / 8 - 1;
+	int streaming = h->mode == FXT_BUF_STREAMING;
 	for (uint32_t i = 0; i < slots; i++) {
 		const uint64_t *c = fxt_buf_chunk(&s->buf, i);
-		uint64_t seq = fxt_chunk_word_seq(__atomic_load_n(c, __ATOMIC_ACQUIRE));
+		uint64_t w0 = __atomic_load_n(c, __ATOMIC_ACQUIRE), seq = fxt_chunk_word_seq(w0);
 		if (!seq)
 			continue;
 		const struct saved_chunk *sc = &s->chunks[i];
-		size_t from = sc->seq == seq ? sc->bytes / 8 : 0;
-		size_t end = to_save(c + 1, from, words);
+		size_t from = sc->seq == seq ? sc->bytes / 8 : 0, end;
+		int left = streaming && (w0 & FXT_CHUNK_CLOSED);
+		if (left)
+			end = from < words && __atomic_load_n(&c[1 + from], __ATOMIC_RELAXED) ? words
+											    : from;
+		else
+			end = to_save(c + 1, from, words);
 		if (end > from)
-			r[k++] = (struct run){ seq, i, (uint32_t)from, (uint32_t)end };
+			r[k++] = (struct run){ seq, i, (uint32_t)from, (uint32_t)end, left };
 	}
 	qsort(r, k, sizeof(*r), by_seq);
 	*runs = r;
@@ -281,10 +294,15 @@ static int copy_runs(struct fxt_out *o, struct fxt_saved *s, const struct run *r
 		if ((__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) & FXT_CHUNK_SEQ_MASK) != r[j].seq)
 			continue;	/* reused while read: its old records were saved before */
 		uint64_t events;
-		len = fxt_vet_records(s->vet, dst, len, o->bytes, cutoff, &events);
-		fxt_out_commit(o, len * 8);
+		size_t walked;	/* a chunk left: its records end at the copy's first zero header */
+		size_t kept = fxt_vet_records(s->vet, dst, len, o->bytes, cutoff, &events,
+					      r[j].left ? &walked : NULL);
+		size_t head = reopen ? 3 : 0, end = r[j].end;
+		if (r[j].left)
+			end = walked > head ? r[j].from + walked - head : r[j].from;
+		fxt_out_commit(o, kept * 8);
 		s->st.events += events;
-		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)r[j].end * 8 };
+		s->chunks[r[j].idx] = (struct saved_chunk){ r[j].seq, (uint64_t)end * 8 };
 	}
 	return 0;
 }
@@ -307,7 +325,7 @@ static int copy_durable(struct fxt_out *o, struct fxt_saved *s, size_t from, siz
 		if (w.stop == FXT_SWEEP_CUT && whole)
 			len = whole;	/* the rest of the cut record comes with the next piece */
 		uint64_t events;
-		size_t kept = fxt_vet_records(s->vet, dst, len, o->bytes, 0, &events);
+		size_t kept = fxt_vet_records(s->vet, dst, len, o->bytes, 0, &events, NULL);
 		count_threads(s, dst, kept);
 		fxt_out_commit(o, kept * 8);
 		from += len;

@@ -160,7 +160,7 @@ static int left_out(const struct fxt_vet *v, uint64_t cutoff, uint64_t stamp, in
 }
 
 size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,
-		       uint64_t cutoff, uint64_t *events)
+		       uint64_t cutoff, uint64_t *events, size_t *walked)
 {
 	struct fxt_sweep s = fxt_sweep_over(p, 0, words);
 	size_t kept = 0;
@@ -172,6 +172,8 @@ size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t of
 		size_t at = s.at;
 		uint64_t off = offset + at * 8, stamp;
 		n = fxt_sweep_peek(&s);
+		if (!n && walked && s.stop == FXT_SWEEP_NOT_YET)
+			break;	/* nothing committed from here */
 		const struct known *k = known_slot(v, s.header);
 		int rc, event;
 		if (n && k->header == s.header && k->gen == v->gen) {
@@ -221,6 +223,8 @@ size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t of
 		kept += n;
 	}
 	*events = ev;
+	if (walked)
+		*walked = s.at < words ? s.at : words;
 	return kept;
 }
 

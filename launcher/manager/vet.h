@@ -29,9 +29,11 @@ void fxt_vet_free(struct fxt_vet *v);
  * events overlapping without nesting, are spec-valid and kept, as `fxt check` accepts them):
  * its reason is kept
  * (fxt_vet_problem()) and every later call keeps nothing. *events: event records kept.
+ * With walked (not NULL), a zero header ends the records instead (nothing committed from
+ * there: a chunk copied whole) and *walked gets where the walk stopped (words when it did not).
  * Returns the words kept. Fails: as said (out of memory counts as a bad record). */
 size_t fxt_vet_records(struct fxt_vet *v, uint64_t *p, size_t words, uint64_t offset,
-		       uint64_t cutoff, uint64_t *events);
+		       uint64_t cutoff, uint64_t *events, size_t *walked);
 
 /* Records a problem found outside the records (a buffer header changed under the manager);
  * the first problem is kept. Fails: never. */

@@ -232,17 +232,19 @@ static void vet(const uint8_t *data, size_t size)
 	if (!v)
 		abort();
 	uint64_t ev1 = 0, ev2 = 0;
-	size_t kept = fxt_vet_records(v, p, split, 4096, cutoff, &ev1);
+	size_t kept = fxt_vet_records(v, p, split, 4096, cutoff, &ev1, NULL);
 	if (kept > split)
 		abort();
 	size_t kept2 = 0;
 	if (!fxt_vet_problem(v)) { /* the rest as the next piece, at its archive offset */
-		kept2 = fxt_vet_records(v, p + split, words - split, 4096 + kept * 8, cutoff, &ev2);
+		kept2 = fxt_vet_records(v, p + split, words - split, 4096 + kept * 8, cutoff, &ev2,
+					NULL);
 		if (kept2 > words - split)
 			abort();
 		if (kept2)
 			memmove(p + kept, p + split, kept2 * 8);
-	} else if (fxt_vet_records(v, p + split, words - split, 4096 + kept * 8, cutoff, &ev2) ||
+	} else if (fxt_vet_records(v, p + split, words - split, 4096 + kept * 8, cutoff, &ev2,
+				   NULL) ||
 		   !fxt_vet_problem(v)) {
 		abort(); /* a bad record ends the provider's data: later calls keep nothing */
 	}

@@ -3,7 +3,11 @@
  * mid-record), then a string record, then a chunk event naming that string: the string after
  * the hole reaches the archive, so the event is saved and the provider's data is not reported
  * corrupt; the hole's words are left out. The clock: a stopped provider's clock record holds
- * its own readings and rate, a killed one's the manager's. */
+ * its own readings and rate, a killed one's the manager's. Streaming saves while the writer
+ * runs: each call reaches the archive once, in order, whether its chunk was open at the save
+ * (walked up to its last committed record) or left by its writer (copied whole, its end found by
+ * the vetting of the copy), first saved or continued after an earlier save (re-opened with its
+ * thread record). */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include "check.h"
 #include "fxt/reader.h"
 #include "launcher/manager/saver.h"
+#include "policy-stub.h"
 #include "writer/chunk.h"
 #include "writer/records.h"
 
@@ -141,8 +146,117 @@ static void test_clock(void)
 	   "a provider killed before it stopped: its start, the manager's end reading and rate");
 }
 
+/* A call [start, start + 5] on the writer's thread (index 1), named string 2. */
+static void call(struct fxt_chunk_w *w, uint64_t start)
+{
+	struct fxt_event e = fxt_ev_complete(fxt_thread_idx(1), fxt_str_idx(1), fxt_str_idx(2),
+					     start, start + 5);
+	uint64_t *r = fxt_chunk_reserve(w, fxt_event_words(&e));
+	if (r)
+		fxt_event_write(r, &e);
+}
+
+/* The start stamps of the complete events of the archive in fd, in archive order, into
+ * starts[max]; returns their number, or -1 when the strict reader refuses the archive. */
+static long archive_starts(int fd, uint64_t *starts, long max)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	uint64_t *a = len > 0 ? malloc((size_t)len) : NULL;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	long n = -1;
+	if (a && pread(fd, a, (size_t)len, 0) == len &&
+	    !fxt_reader_open_mem(&r, a, (size_t)len, FXT_READER_STRICT)) {
+		int got;
+		n = 0;
+		while ((got = fxt_reader_next(r, &rec)) == FXT_READ_RECORD)
+			if (rec.type == FXT_RT_EVENT && n < max)
+				starts[n++] = rec.u.event.ts;
+		if (got != FXT_READ_END)
+			n = -1;
+		fxt_reader_close(r);
+	}
+	free(a);
+	return n;
+}
+
+static void test_streaming(void)
+{
+	void *mem = aligned_alloc(4096, SIZE);
+	struct fxt_buf b;
+	struct fxt_policy_state st;
+	if (mem)
+		memset(mem, 0, SIZE);
+	if (!ok(mem && fxt_buf_init(&b, mem, SIZE, 64 * 1024, 4096, FXT_BUF_STREAMING, PID) == 0 &&
+			fxt_policy_install(&b, &st, &stub_ops) == 0,
+		"streaming buffer made"))
+		return;
+	durable_string(&b, 1, "cat");
+	durable_string(&b, 2, "f");
+	uint64_t thread_rec[3];
+	fxt_thread_write(thread_rec, 1, PID, PID + 1);
+	struct fxt_chunk_w w;
+	fxt_chunk_init(&w, &b, thread_rec);
+
+	struct fxt_saved s = { .pid = (int)PID, .ppid = 1, .id = 1, .live = b.hdr };
+	struct fxt_out *o = calloc(1, sizeof(*o));
+	FILE *f = tmpfile();
+	const struct fxt_saver_clock c = { { 1, 1 }, { 2, 2 }, 1000000000 };
+	int rc = o && f && fxt_buf_attach_copy(&s.buf, mem, SIZE, &s.layout) == 0 &&
+			 (s.chunks = calloc(s.layout.nchunks + 1, sizeof(*s.chunks))) &&
+			 fxt_out_start(o, fileno(f)) == 0
+		 ? 0
+		 : -1;
+	call(&w, 10);
+	call(&w, 20);
+	if (!rc)
+		rc = fxt_saver_save(o, &s, 0, &c);	/* its chunk open: walked */
+	ok(!rc && s.st.events == 2, "open chunk: its 2 calls saved (%llu)",
+	   (unsigned long long)s.st.events);
+	call(&w, 30);
+	call(&w, 40);
+	call(&w, 50);
+	fxt_chunk_close(&w);
+	if (!rc)
+		rc = fxt_saver_save(o, &s, 0, &c);	/* left after a save: re-opened, copied whole */
+	ok(!rc && s.st.events == 5, "the same chunk left: its 3 later calls saved (%llu)",
+	   (unsigned long long)s.st.events);
+	if (!rc)
+		rc = fxt_saver_save(o, &s, 0, &c);
+	ok(!rc && s.st.events == 5, "nothing new: nothing saved again (%llu)",
+	   (unsigned long long)s.st.events);
+	call(&w, 60);	/* a new chunk, left before any save */
+	fxt_chunk_close(&w);
+	call(&w, 70);	/* and the next one, open */
+	fxt_chunk_flush(&w);
+	__atomic_store_n(&b.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
+	if (!rc)
+		rc = fxt_saver_finish(o, &s, 0, &c);
+	if (!rc)
+		rc = fxt_out_flush(o);
+	const char *bad = s.vet ? fxt_vet_problem(s.vet) : "no vetting";
+	ok(!rc && !bad && s.st.events == 7, "last save: 7 calls, nothing corrupt (%s)",
+	   bad ? bad : "none");
+	uint64_t starts[16];
+	long n = f ? archive_starts(fileno(f), starts, 16) : -1;
+	int in_order = n == 7;
+	for (long i = 0; in_order && i < n; i++)
+		in_order = starts[i] == (uint64_t)(10 * (i + 1));
+	ok(in_order, "the archive holds each call once, in order (%ld events)", n);
+	if (f)
+		fclose(f);
+	fxt_vet_free(s.vet);
+	free(s.chunks);
+	free(s.koids);
+	if (o)
+		fxt_out_end(o);
+	free(o);
+	free(mem);
+}
+
 int main(void)
 {
+	test_streaming();
 	test_hole();
 	test_clock();
 	return done();

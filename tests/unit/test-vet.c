@@ -52,7 +52,7 @@ static struct fxt_vet *primed(struct recs *r, uint64_t *offset)
 	thread(&p, PID + 1);
 	call(&p, 2, 10, 20);
 	call(&p, 2, 30, 40);
-	size_t kept = v ? fxt_vet_records(v, p.w, p.n, 4096, 0, &ev) : 0;
+	size_t kept = v ? fxt_vet_records(v, p.w, p.n, 4096, 0, &ev, NULL) : 0;
 	ok(v && kept == p.n && ev == 2 && !fxt_vet_problem(v), "primed: two calls kept");
 	*offset = 4096 + p.n * 8;
 	r->n = 0;
@@ -66,7 +66,7 @@ static void test_truncated(void)
 	struct fxt_vet *v = primed(&r, &off);
 	call(&r, 2, 50, 60);
 	call(&r, 2, 70, 80);
-	size_t kept = v ? fxt_vet_records(v, r.w, r.n - 1, off, 0, &ev) : 0;
+	size_t kept = v ? fxt_vet_records(v, r.w, r.n - 1, off, 0, &ev, NULL) : 0;
 	const char *why = v ? fxt_vet_problem(v) : NULL;
 	ok(kept == 3 && ev == 1, "a remembered header cut by the data's end: the records before it kept");
 	ok(why && strstr(why, "runs past"), "... and it is refused (%s)", why ? why : "accepted");
@@ -79,7 +79,7 @@ static void test_backwards(void)
 	uint64_t off, ev;
 	struct fxt_vet *v = primed(&r, &off);
 	call(&r, 2, 90, 50);
-	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev) : 1;
+	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev, NULL) : 1;
 	const char *why = v ? fxt_vet_problem(v) : NULL;
 	ok(kept == 0 && why && strstr(why, "before it starts"),
 	   "a remembered header ending before it starts is refused (%s)", why ? why : "accepted");
@@ -95,7 +95,7 @@ static void test_cuts(void)
 	call(&r, 2, 70, 80);
 	call(&r, 2, 90, 100);
 	fxt_vet_skip_end(v, 80);
-	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 90, &ev) : 0;
+	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 90, &ev, NULL) : 0;
 	ok(kept == 3 && ev == 1 && r.w[1] == 50 && fxt_vet_last_stamp(v) == 60 &&
 		   !fxt_vet_problem(v),
 	   "remembered headers: the snapshot's cut (ends at 80) and the cutoff (90) left out");
@@ -110,7 +110,7 @@ static void test_tables(void)
 	thread(&r, PID + 2);	/* index 1 is another thread now */
 	call(&r, 2, 50, 60);
 	call(&r, 3, 70, 80);	/* string 3 was never registered */
-	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev) : 0;
+	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev, NULL) : 0;
 	const char *why = v ? fxt_vet_problem(v) : NULL;
 	ok(kept == 6 && ev == 1, "after a thread record, the remembered header's call kept");
 	ok(why && strstr(why, "unregistered index 3"), "an unregistered string refused (%s)",
@@ -130,7 +130,7 @@ static void test_same_thread(void)
 	thread(&r, PID + 1);	/* the same thread: a new chunk */
 	call(&r, 2, 50, 60);
 	call(&r, 2, 70, 80);
-	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev) : 0;
+	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev, NULL) : 0;
 	uint64_t decoded = v ? fxt_vet_decoded(v) - before : 0;
 	ok(kept == r.n && ev == 2 && decoded == 1,
 	   "a thread record naming the same thread: only it is decoded (%llu decoded)",
@@ -140,7 +140,7 @@ static void test_same_thread(void)
 	thread(&r, PID + 2);	/* another thread */
 	call(&r, 2, 90, 100);
 	before = fxt_vet_decoded(v);
-	kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev) : 0;
+	kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev, NULL) : 0;
 	decoded = v ? fxt_vet_decoded(v) - before : 0;
 	ok(kept == r.n && ev == 1 && decoded == 2,
 	   "a thread record naming another thread: the call after it decoded afresh (%llu)",
@@ -151,7 +151,7 @@ static void test_same_thread(void)
 	call(&r, 2, 110, 120);
 	call(&r, 2, 110, 105);	/* ends before it starts */
 	before = fxt_vet_decoded(v);
-	kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev) : 0;
+	kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev, NULL) : 0;
 	const char *why = v ? fxt_vet_problem(v) : NULL;
 	ok(kept == 3 && fxt_vet_decoded(v) - before == 2 && why &&
 		   strstr(why, "before it starts"),
