@@ -3,8 +3,8 @@
  * reader holding that provider's string and thread tables and fed to a validator holding its
  * threads' open durations and complete events, exactly what `fxt check` will apply to the
  * provider's part of the archive (a call whose header word was decoded before, with no string
- * or thread record since that changed the tables, goes to the validator with the thread
- * remembered and its stamps: the same result, cheaper). A provider's records are untrusted bytes (it may scribble over its own
+ * or thread record since that changed the tables, is judged by its stamps alone: the same
+ * result, cheaper). A provider's records are untrusted bytes (it may scribble over its own
  * buffer): the first bad record ends its data. Works on private copies only (the bytes checked
  * are the bytes written). One vet per provider; single-threaded. */
 /* SPDX-License-Identifier: MIT */
@@ -59,7 +59,7 @@ uint64_t fxt_vet_decoded(const struct fxt_vet *v);
 /* Why the provider's data ended early: one line, or NULL while all is well. */
 const char *fxt_vet_problem(const struct fxt_vet *v);
 
-/* The provider's last records were vetted: the memory kept for speed (the headers known, 40
+/* The provider's last records were vetted: the memory kept for speed (the headers known, 16
  * KiB) is given back; later records are still vetted, the slow way. Fails: never. */
 void fxt_vet_rest(struct fxt_vet *v);
 

@@ -1,7 +1,8 @@
 /* Unit test of the manager's vetting (launcher/manager/vet.c) where it decodes a record by a header it
- * remembered (a 3-word duration complete event decoded before): such a record still gets every
- * check the strict reader and the validator apply. A record with a remembered header that runs
- * past the data is refused, as is one ending before it starts; the cutoff and a snapshot's cut
+ * remembered (a 3-word duration complete event decoded before): such a record is judged as the
+ * strict reader and the validator judge it. A record with a remembered header that runs past the
+ * data is refused, as is one ending before it starts; calls overlapping without nesting are
+ * kept (the validator's warning: the spec allows them); the cutoff and a snapshot's cut
  * leave such records out by their own stamps; after a thread record the header is decoded
  * afresh when it names another thread (a reused index), not when it names the same one again
  * (the record opening each chunk), and an unregistered string index stays refused; after
@@ -102,6 +103,19 @@ static void test_cuts(void)
 	fxt_vet_free(v);
 }
 
+static void test_overlap(void)
+{
+	struct recs r;
+	uint64_t off, ev;
+	struct fxt_vet *v = primed(&r, &off);
+	call(&r, 2, 50, 70);
+	call(&r, 2, 60, 80);	/* overlaps the one before without nesting */
+	size_t kept = v ? fxt_vet_records(v, r.w, r.n, off, 0, &ev, NULL) : 0;
+	ok(kept == r.n && ev == 2 && v && !fxt_vet_problem(v) && fxt_vet_finish(v) == 0,
+	   "calls overlapping without nesting: both kept, nothing refused");
+	fxt_vet_free(v);
+}
+
 static void test_tables(void)
 {
 	struct recs r;
@@ -164,6 +178,7 @@ int main(void)
 	test_same_thread();
 	test_truncated();
 	test_backwards();
+	test_overlap();
 	test_cuts();
 	test_tables();
 	return done();
