@@ -49,6 +49,9 @@
 #define GROW_STEP (2u << 20)	/* bytes backed (and populated) per step, at most */
 #define MIN_STEP (64u << 10)	/* the first steps: a short process reserves little */
 #define POPULATE_STEP (256u << 10)	/* populated by the grower at a time */
+#define RESERVE_STEP (256u << 10)	/* reserved by the grower under the lock at a time: on
+					 * tmpfs a reservation allocates and zeroes the pages, and a
+					 * taker waits for the lock (2 MiB held it about 1 ms) */
 
 /* The step for an area that holds `used` bytes: doubling from MIN_STEP up to GROW_STEP. */
 static uint64_t step_for(uint64_t used)
@@ -222,8 +225,9 @@ static void nudge(void)
  * step ahead: the step doubles with what the area already holds (from `base`), from MIN_STEP
  * to GROW_STEP, so a short process reserves little. Without the grower (and in the durable
  * area) a taker's step is reserved and populated before it is published; with it, the taker
- * publishes the step, populates its own chunk only and wakes the grower, which populates the
- * rest (populating a whole step on the program's thread stalled it 3-4 ms at each). A chunk
+ * reserves and populates its own chunk only and wakes the grower, which grows and populates
+ * the rest (populating a whole step on the program's thread stalled it 3-4 ms at each, and
+ * reserving one on tmpfs 1-4 ms). A chunk
  * below `backed` is never populated again once its writer gave its pages back (standalone.c). */
 static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t base,
 		     uint64_t limit, uint64_t end, uint64_t chunk)
@@ -257,10 +261,12 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 	/* the step doubles with what is used (end), not with what is backed: growing by the
 	 * backed size made every reservation grow the area (2 MiB of strings for a few names) */
 	uint64_t step = step_for(end - base);
-	uint64_t to = page_up(end + 2 * step);
+	int by_grower = ahead_runs && chunk;	/* grows and populates past end */
+	/* With the grower, only this chunk: a reservation allocates and zeroes the pages on
+	 * tmpfs (fxtrun's session files), and 4 MiB of it held a taker 1-4 ms. */
+	uint64_t to = page_up(by_grower ? end : end + 2 * step);
 	if (to > limit)
 		to = limit;
-	int by_grower = ahead_runs && chunk;	/* populates what this step reserves past end */
 	if (!rc && to > backed && end + step > backed) {
 		int fd = fxtp_grow_fd();
 		rc = extend(b, fd, backed_p, backed, to, by_grower);
@@ -293,7 +299,7 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 #define TICK_MAX_NS 64000000L
 
 /* The grower raises *backed_p to target (at most limit), then populates what it reserved. Each
- * GROW_STEP is reserved and published under the lock (a fallocate: a taker waits for no
+ * RESERVE_STEP is reserved and published under the lock (a fallocate: a taker waits for no
  * populate of the grower's, nor for the grower being off the CPU in one), all of them before
  * any populate: a taker finding its chunk reserved only populates that chunk, where one that
  * found it unreserved while the grower populated (reserving a step, populating a step) grew
@@ -318,7 +324,7 @@ static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64
 		if (__atomic_exchange_n(&grow.lock, 1, __ATOMIC_ACQUIRE))
 			break;	/* a taker grows: populate what is reserved, look again next tick */
 		uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_RELAXED);
-		uint64_t to = target - backed > GROW_STEP ? backed + GROW_STEP : target;
+		uint64_t to = target - backed > RESERVE_STEP ? backed + RESERVE_STEP : target;
 		rc = grow.err;
 		if (!rc && backed < to)
 			rc = extend(b, fd, backed_p, backed, to, 1);
