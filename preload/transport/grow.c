@@ -198,6 +198,26 @@ static void populate(struct fxt_buf *b, uint64_t from, uint64_t to)
 		madvise(b->base + from, to - from, MADV_POPULATE_WRITE);
 }
 
+/* Zeroes written by the file's write path into the standalone file's reserved [from, to),
+ * unpublished: no writer touches it yet. Populating a range of a disk file's reserved
+ * (unwritten) blocks through the mapping takes the fault path page by page (a read of the
+ * unwritten blocks, page_mkwrite, buffer heads: ext4 0.20 s of system time per 256 MiB);
+ * written first, its pages are made in the page cache by the write path and the populate only
+ * maps them (0.02-0.07 s). The pages would be dirtied by the records anyway. tmpfs (fxtrun's
+ * session files) makes zeroed pages at the reservation: nothing to do there. A failed write
+ * leaves the range to the populate, as before. */
+static void zero_fill(int fd, uint64_t from, uint64_t to)
+{
+	static const char zeros[64 << 10];
+	while (grow.extends && from < to) {
+		size_t n = to - from < sizeof(zeros) ? (size_t)(to - from) : sizeof(zeros);
+		ssize_t got = pwrite(fd, zeros, n, (off_t)from);
+		if (got <= 0)
+			return;
+		from += (uint64_t)got;
+	}
+}
+
 /* With grow.lock held: reserves [backed, to) through fd, populates it (populated: the caller
  * populates it after, outside the lock), publishes it. 0 or -errno. */
 static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t backed,
@@ -206,6 +226,7 @@ static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_
 	int rc = reserve(fd, backed, to);
 	if (rc < 0)
 		return rc;
+	zero_fill(fd, backed, to);
 	if (!populated)
 		populate(b, backed, to);
 	publish(backed_p, to);
