@@ -33,6 +33,38 @@ static void durable_string(struct fxt_buf *b, uint16_t index, const char *s)
 		fxt_string_write(r, index, s, len);
 }
 
+/* The manager's side of one provider whose buffer is the SIZE bytes at mem (header live): its
+ * saver state, and its archive in a temporary file. */
+struct rig {
+	struct fxt_saved s;
+	struct fxt_out *o;
+	FILE *f;
+};
+
+/* 0, or -1 when the rig could not be made (rig_end() is due either way). */
+static int rig_start(struct rig *g, void *mem, const struct fxt_buf_hdr *live)
+{
+	*g = (struct rig){ .s = { .pid = (int)PID, .ppid = 1, .id = 1, .live = live },
+			   .o = calloc(1, sizeof(*g->o)), .f = tmpfile() };
+	return g->o && g->f && fxt_buf_attach_copy(&g->s.buf, mem, SIZE, &g->s.layout) == 0 &&
+			       (g->s.chunks = calloc(g->s.layout.nchunks + 1, sizeof(*g->s.chunks))) &&
+			       fxt_out_start(g->o, fileno(g->f)) == 0
+		       ? 0
+		       : -1;
+}
+
+static void rig_end(struct rig *g)
+{
+	if (g->f)
+		fclose(g->f);
+	fxt_vet_free(g->s.vet);
+	free(g->s.chunks);
+	free(g->s.koids);
+	if (g->o)
+		fxt_out_end(g->o);	/* calloc'd and never started: nothing to end */
+	free(g->o);
+}
+
 static void test_hole(void)
 {
 	void *mem = aligned_alloc(4096, SIZE);
@@ -54,28 +86,18 @@ static void test_hole(void)
 	fxt_chunk_flush(&w);
 	__atomic_store_n(&b.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
 
-	struct fxt_saved s = { .pid = (int)PID, .ppid = 1, .id = 1, .live = b.hdr };
-	struct fxt_out *o = calloc(1, sizeof(*o));	/* not started: no writer to end */
-	FILE *f = tmpfile();
-	int rc = -1;
-	if (o && f && fxt_buf_attach_copy(&s.buf, mem, SIZE, &s.layout) == 0 &&
-	    (s.chunks = calloc(s.layout.nchunks + 1, sizeof(*s.chunks))) &&
-	    fxt_out_start(o, fileno(f)) == 0)
-		rc = fxt_saver_finish(o, &s, 0, &(struct fxt_saver_clock){ { 1, 1 }, { 2, 2 }, 1000000000 });
+	struct rig g;
+	int rc = rig_start(&g, mem, b.hdr);
+	if (!rc)
+		rc = fxt_saver_finish(g.o, &g.s, 0,
+				      &(struct fxt_saver_clock){ { 1, 1 }, { 2, 2 }, 1000000000 });
 	ok(rc == 0, "last save done");
-	const char *bad = s.vet ? fxt_vet_problem(s.vet) : "no vetting";
+	const char *bad = g.s.vet ? fxt_vet_problem(g.s.vet) : "no vetting";
 	ok(!bad, "provider data not reported corrupt (%s)", bad ? bad : "none");
-	ok(s.st.events == 1, "the event saved (%llu events)", (unsigned long long)s.st.events);
-	ok(s.durable_saved / 8 == __atomic_load_n(&b.hdr->durable_used, __ATOMIC_RELAXED) / 8,
+	ok(g.s.st.events == 1, "the event saved (%llu events)", (unsigned long long)g.s.st.events);
+	ok(g.s.durable_saved / 8 == __atomic_load_n(&b.hdr->durable_used, __ATOMIC_RELAXED) / 8,
 	   "the whole durable area consumed, hole included");
-	if (f)
-		fclose(f);
-	fxt_vet_free(s.vet);
-	free(s.chunks);
-	free(s.koids);
-	if (o)
-		fxt_out_end(o);
-	free(o);
+	rig_end(&g);
 	free(mem);
 }
 
@@ -86,13 +108,11 @@ static void clock_saved(uint32_t state, const struct fxt_saver_clock *c, struct 
 {
 	void *mem = aligned_alloc(4096, SIZE);
 	struct fxt_buf b;
-	struct fxt_saved s = { .pid = (int)PID, .ppid = 1, .id = 1 };
-	struct fxt_out *o = calloc(1, sizeof(*o));	/* not started: no writer to end */
-	FILE *f = tmpfile();
+	struct rig g = { 0 };
 	int rc = -1;
 	memset(got, 0, sizeof(*got));
 	*tps = 0;
-	if (mem && o && f) {
+	if (mem) {
 		memset(mem, 0, SIZE);
 		fxt_buf_init(&b, mem, SIZE, 64 * 1024, 64 * 1024, FXT_BUF_ONESHOT, PID);
 		durable_string(&b, 1, "cat");
@@ -100,17 +120,14 @@ static void clock_saved(uint32_t state, const struct fxt_saver_clock *c, struct 
 		b.hdr->clock_end = (struct fxt_clock_pair){ 3100, 2000 };
 		b.hdr->ticks_per_second = 3000000000;
 		b.hdr->state = state;
-		s.live = b.hdr;
-		if (fxt_buf_attach_copy(&s.buf, mem, SIZE, &s.layout) == 0 &&
-		    (s.chunks = calloc(s.layout.nchunks + 1, sizeof(*s.chunks))) &&
-		    fxt_out_start(o, fileno(f)) == 0 && fxt_saver_save(o, &s, 0, c) == 0)
-			rc = fxt_saver_finish(o, &s, 0, c);
+		if (rig_start(&g, mem, b.hdr) == 0 && fxt_saver_save(g.o, &g.s, 0, c) == 0)
+			rc = fxt_saver_finish(g.o, &g.s, 0, c);
 	}
 	struct fxt_reader *r;
 	struct fxt_record rec;
-	off_t len = !rc && !fxt_out_flush(o) ? lseek(fileno(f), 0, SEEK_END) : 0;
+	off_t len = !rc && !fxt_out_flush(g.o) ? lseek(fileno(g.f), 0, SEEK_END) : 0;
 	uint64_t *arc = len > 0 ? malloc((size_t)len) : NULL;
-	if (arc && pread(fileno(f), arc, (size_t)len, 0) == len &&
+	if (arc && pread(fileno(g.f), arc, (size_t)len, 0) == len &&
 	    !fxt_reader_open_mem(&r, arc, (size_t)len, FXT_READER_STRICT)) {
 		while (fxt_reader_next(r, &rec) == FXT_READ_RECORD) {
 			fxt_record_clock(&rec, got);
@@ -119,15 +136,8 @@ static void clock_saved(uint32_t state, const struct fxt_saver_clock *c, struct 
 		}
 		fxt_reader_close(r);
 	}
-	if (f)
-		fclose(f);
 	free(arc);
-	fxt_vet_free(s.vet);
-	free(s.chunks);
-	free(s.koids);
-	if (o)
-		fxt_out_end(o);
-	free(o);
+	rig_end(&g);
 	free(mem);
 }
 
@@ -198,59 +208,46 @@ static void test_streaming(void)
 	struct fxt_chunk_w w;
 	fxt_chunk_init(&w, &b, thread_rec);
 
-	struct fxt_saved s = { .pid = (int)PID, .ppid = 1, .id = 1, .live = b.hdr };
-	struct fxt_out *o = calloc(1, sizeof(*o));
-	FILE *f = tmpfile();
+	struct rig g;
 	const struct fxt_saver_clock c = { { 1, 1 }, { 2, 2 }, 1000000000 };
-	int rc = o && f && fxt_buf_attach_copy(&s.buf, mem, SIZE, &s.layout) == 0 &&
-			 (s.chunks = calloc(s.layout.nchunks + 1, sizeof(*s.chunks))) &&
-			 fxt_out_start(o, fileno(f)) == 0
-		 ? 0
-		 : -1;
+	int rc = rig_start(&g, mem, b.hdr);
 	call(&w, 10);
 	call(&w, 20);
 	if (!rc)
-		rc = fxt_saver_save(o, &s, 0, &c);	/* its chunk open: walked */
-	ok(!rc && s.st.events == 2, "open chunk: its 2 calls saved (%llu)",
-	   (unsigned long long)s.st.events);
+		rc = fxt_saver_save(g.o, &g.s, 0, &c);	/* its chunk open: walked */
+	ok(!rc && g.s.st.events == 2, "open chunk: its 2 calls saved (%llu)",
+	   (unsigned long long)g.s.st.events);
 	call(&w, 30);
 	call(&w, 40);
 	call(&w, 50);
 	fxt_chunk_close(&w);
 	if (!rc)
-		rc = fxt_saver_save(o, &s, 0, &c);	/* left after a save: re-opened, copied whole */
-	ok(!rc && s.st.events == 5, "the same chunk left: its 3 later calls saved (%llu)",
-	   (unsigned long long)s.st.events);
+		rc = fxt_saver_save(g.o, &g.s, 0, &c);	/* left after a save: re-opened, copied whole */
+	ok(!rc && g.s.st.events == 5, "the same chunk left: its 3 later calls saved (%llu)",
+	   (unsigned long long)g.s.st.events);
 	if (!rc)
-		rc = fxt_saver_save(o, &s, 0, &c);
-	ok(!rc && s.st.events == 5, "nothing new: nothing saved again (%llu)",
-	   (unsigned long long)s.st.events);
+		rc = fxt_saver_save(g.o, &g.s, 0, &c);
+	ok(!rc && g.s.st.events == 5, "nothing new: nothing saved again (%llu)",
+	   (unsigned long long)g.s.st.events);
 	call(&w, 60);	/* a new chunk, left before any save */
 	fxt_chunk_close(&w);
 	call(&w, 70);	/* and the next one, open */
 	fxt_chunk_flush(&w);
 	__atomic_store_n(&b.hdr->state, FXT_BUF_STOPPED, __ATOMIC_RELEASE);
 	if (!rc)
-		rc = fxt_saver_finish(o, &s, 0, &c);
+		rc = fxt_saver_finish(g.o, &g.s, 0, &c);
 	if (!rc)
-		rc = fxt_out_flush(o);
-	const char *bad = s.vet ? fxt_vet_problem(s.vet) : "no vetting";
-	ok(!rc && !bad && s.st.events == 7, "last save: 7 calls, nothing corrupt (%s)",
+		rc = fxt_out_flush(g.o);
+	const char *bad = g.s.vet ? fxt_vet_problem(g.s.vet) : "no vetting";
+	ok(!rc && !bad && g.s.st.events == 7, "last save: 7 calls, nothing corrupt (%s)",
 	   bad ? bad : "none");
 	uint64_t starts[16];
-	long n = f ? archive_starts(fileno(f), starts, 16) : -1;
+	long n = g.f ? archive_starts(fileno(g.f), starts, 16) : -1;
 	int in_order = n == 7;
 	for (long i = 0; in_order && i < n; i++)
 		in_order = starts[i] == (uint64_t)(10 * (i + 1));
 	ok(in_order, "the archive holds each call once, in order (%ld events)", n);
-	if (f)
-		fclose(f);
-	fxt_vet_free(s.vet);
-	free(s.chunks);
-	free(s.koids);
-	if (o)
-		fxt_out_end(o);
-	free(o);
+	rig_end(&g);
 	free(mem);
 }
 
