@@ -205,7 +205,10 @@ static void populate(struct fxt_buf *b, uint64_t from, uint64_t to)
  * written first, its pages are made in the page cache by the write path and the populate only
  * maps them (0.02-0.07 s). The pages would be dirtied by the records anyway. tmpfs (fxtrun's
  * session files) makes zeroed pages at the reservation: nothing to do there. A failed write
- * leaves the range to the populate, as before. */
+ * leaves the range to the populate, as before. The grower's only: every signal is blocked
+ * there. A program thread growing can be interrupted by a handler that grows by itself and
+ * writes its record in the range before the interrupted growth goes on (fallocate and the
+ * populate leave data as it is; zeroes would not). */
 static void zero_fill(int fd, uint64_t from, uint64_t to)
 {
 	static const char zeros[64 << 10];
@@ -218,15 +221,17 @@ static void zero_fill(int fd, uint64_t from, uint64_t to)
 	}
 }
 
-/* With grow.lock held: reserves [backed, to) through fd, populates it (populated: the caller
- * populates it after, outside the lock), publishes it. 0 or -errno. */
+/* With grow.lock held: reserves [backed, to) through fd (on_grower: zero-filled, on the grower
+ * thread), populates it (populated: the caller populates it after, outside the lock),
+ * publishes it. 0 or -errno. */
 static int extend(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64_t backed,
-		  uint64_t to, int populated)
+		  uint64_t to, int populated, int on_grower)
 {
 	int rc = reserve(fd, backed, to);
 	if (rc < 0)
 		return rc;
-	zero_fill(fd, backed, to);
+	if (on_grower)
+		zero_fill(fd, backed, to);
 	if (!populated)
 		populate(b, backed, to);
 	publish(backed_p, to);
@@ -290,9 +295,9 @@ static int grow_area(struct fxt_buf *b, _Atomic uint64_t *backed_p, uint64_t bas
 		to = limit;
 	if (!rc && to > backed && end + step > backed) {
 		int fd = fxtp_grow_fd();
-		rc = extend(b, fd, backed_p, backed, to, by_grower);
+		rc = extend(b, fd, backed_p, backed, to, by_grower, 0);
 		if (rc < 0 && end > backed && end < to)
-			rc = extend(b, fd, backed_p, backed, end, by_grower);	/* near a limit */
+			rc = extend(b, fd, backed_p, backed, end, by_grower, 0);	/* near a limit */
 		if (rc < 0)
 			grow.err = rc;
 	}
@@ -348,7 +353,7 @@ static int grow_to(struct fxt_buf *b, int fd, _Atomic uint64_t *backed_p, uint64
 		uint64_t to = target - backed > RESERVE_STEP ? backed + RESERVE_STEP : target;
 		rc = grow.err;
 		if (!rc && backed < to)
-			rc = extend(b, fd, backed_p, backed, to, 1);
+			rc = extend(b, fd, backed_p, backed, to, 1, 1);
 		__atomic_store_n(&grow.lock, 0, __ATOMIC_RELEASE);
 	}
 	uint64_t backed = __atomic_load_n(backed_p, __ATOMIC_ACQUIRE);

@@ -3,7 +3,8 @@
  * the page cache, which fallocate alone does not do), whatever the ends asked for: a step that
  * ended inside a page left every later populate refused. A taker ahead of the grower has its
  * own chunk backed and populated when it returns, and the grower, woken, backs and populates
- * past it. The grower ends and is joined. Runs under TSan. */
+ * past it. A taker's growth keeps what its range held (a signal handler's record). The grower
+ * ends and is joined. Runs under TSan. */
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -93,6 +94,19 @@ int main(void)
 	ok(backed >= h->chunks_off + 8 * 300001, "the takers backed what they asked for");
 	ok(missing(h->chunks_off, backed) == 0,
 	   "every page the takers backed is populated (%zu missing)", missing(h->chunks_off, backed));
+
+	/* A taker's growth keeps what the range it reserves already holds: a signal handler on
+	 * the growing thread grows by itself in the middle of the interrupted growth and writes
+	 * its record there, before the interrupted growth goes on (it wrote zeroes over the range,
+	 * 87d9276). The handler's record is planted in the file directly. */
+	uint64_t mark = 0xfeedfacecafebeefULL, at = backed + CHUNK + 64, got = 0;
+	int planted = pwrite(fd, &mark, 8, (off_t)at) == 8;
+	fxtp_grow_back(&buf, at + CHUNK);
+	int read_back = pread(fd, &got, 8, (off_t)at) == 8;
+	ok(planted && read_back && __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE) >= at + CHUNK &&
+		   got == mark,
+	   "a taker's growth keeps what its range held (%#llx)", (unsigned long long)got);
+	backed = __atomic_load_n(&h->backed, __ATOMIC_ACQUIRE);
 
 	/* The grower runs; a taker past what is backed (unless the grower looked first) reserves
 	 * and populates its own chunk only and wakes the grower, which backs and populates past
