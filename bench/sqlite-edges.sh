@@ -115,7 +115,7 @@ cat "$tmp"/u*.edges | awk -F'\t' -v runs="$runs" '
 	END { for (k in n) { if (n[k] < runs) lo[k] = 0; if (lo[k] != hi[k]) print k "\t" lo[k] ".." hi[k] } }' |
 	sort >"$tmp/varies"
 
-echo "sqlite-edges: $(basename "$src") speedtest1 ${args[*]}, built with $cc $cflags -finstrument-functions"
+echo "sqlite-edges: $(basename "$(source_dir)") speedtest1 ${args[*]}, built with $cc $cflags -finstrument-functions"
 echo "uftrace runs: $runs; edges on which they disagree (the program's own variation): $(wc -l <"$tmp/varies")"
 awk -F'\t' '{ printf "  %-40s %-40s uftrace %s\n", $1, $2, $3 }' "$tmp/varies"
 
